@@ -1,0 +1,48 @@
+// The service's whole configuration, parsed once from the environment at boot and passed down.
+// Nothing else reads process.env. Every value has a default that works on a developer machine with
+// PostgreSQL and Redis on localhost.
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
+
+export const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  // The hash tag keeps every key of a queue in one Redis Cluster slot.
+  QUEUE_PREFIX: z.string().min(1).default('{import}'),
+  TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),
+  TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(7 * 24 * 3600),
+  DOCUMENT_BUCKET: z.string().min(1).default('production-files'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  MAX_ITEMS_PER_REQUEST: z.coerce.number().int().positive().default(1000),
+  RESULT_WAIT_MS: z.coerce.number().int().positive().default(25_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  STRIPE_SECRET_KEY: z.string().default('sk_test_not_configured'),
+  STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
+  VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RUN_WORKERS_IN_API: booleanFromEnv.default(true),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export function usesDevTokenSecret(config: Config): boolean {
+  return config.TOKEN_SECRET === DEV_TOKEN_SECRET;
+}

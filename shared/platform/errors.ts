@@ -1,0 +1,75 @@
+// The closed error taxonomy. Every error a caller can see is an AppError with a stable `code`;
+// api/error-middleware.ts maps them to HTTP bodies. Anything else is a 500 with an error id.
+
+export interface FieldError {
+  detail: string;
+  code: string;
+  attr: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 400 with the standardized body `{detail, code, errors: [{detail, code, attr}]}`. */
+export class ValidationError extends AppError {
+  constructor(
+    readonly errors: FieldError[],
+    detail = 'Invalid input.',
+    code = 'invalid_input',
+  ) {
+    super(400, code, detail);
+  }
+
+  static single(attr: string, code: string, detail: string): ValidationError {
+    return new ValidationError([{ attr, code, detail }], detail, code);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(code: string, detail: string) {
+    super(404, code, detail);
+  }
+}
+
+export class AuthenticationError extends AppError {
+  constructor(code: 'not_authenticated' | 'authentication_failed' | 'token_expired', detail: string) {
+    super(401, code, detail);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(code: string, detail: string) {
+    super(422, code, detail);
+  }
+}
+
+/** A request that waited too long for its queued work: the work goes on; retry with the same key. */
+export class ResultPendingError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(503, 'result_pending', 'The request is still being processed. Retry it as it is.');
+  }
+}
+
+/** A vendor or dependency fault worth retrying (BullMQ retries the job). */
+export class TransientError extends AppError {
+  constructor(code: string, detail: string) {
+    super(500, code, detail);
+  }
+}
+
+export const accountNotFound = (): NotFoundError =>
+  new NotFoundError(
+    'account_not_found',
+    'Account not found. Check that the account has been imported (not just staged) and that the import_supplier and external_account_number are correct.',
+  );
+
+export const supplierNotFound = (): NotFoundError =>
+  new NotFoundError('import_supplier_not_found', 'Import supplier not found.');
