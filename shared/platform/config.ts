@@ -3,10 +3,6 @@
 // PostgreSQL and Redis on localhost.
 import { z } from 'zod';
 
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
-
 const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
 
 export const ConfigSchema = z.object({
@@ -29,7 +25,6 @@ export const ConfigSchema = z.object({
   STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  RUN_WORKERS_IN_API: booleanFromEnv.default(true),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

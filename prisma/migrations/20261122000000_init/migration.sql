@@ -37,7 +37,7 @@ CREATE TABLE "api_keys" (
     "revoked_at" TIMESTAMPTZ(3),
     CONSTRAINT "api_keys_pkey" PRIMARY KEY ("id")
 );
-CREATE UNIQUE INDEX "api_keys_prefix_key" ON "api_keys"("prefix");
+CREATE UNIQUE INDEX "api_keys_hash_key" ON "api_keys"("hash");
 
 CREATE TABLE "refresh_tokens" (
     "id" SERIAL NOT NULL,

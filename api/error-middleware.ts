@@ -1,0 +1,68 @@
+// The one place errors become HTTP answers. Routes never catch: they throw AppErrors (or let
+// unexpected errors fly) and this middleware writes the spec's bodies.
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, ResultPendingError, ValidationError } from '../shared/platform/errors';
+import type { Logger } from '../shared/platform/logger';
+
+interface HttpParserError {
+  type?: string;
+  status?: number;
+}
+
+export function notFoundHandler(): RequestHandler {
+  return (req, res) => {
+    res.status(404).json({ detail: `No route for ${req.method} ${req.path}.`, code: 'route_not_found' });
+  };
+}
+
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      // A streamed body failed half-way: the only honest signal left is to cut the connection.
+      logger.error({ err, path: req.path }, 'error after response started');
+      res.destroy();
+      return;
+    }
+    if (err instanceof ValidationError) {
+      res.status(400).json({ detail: err.message, code: err.code, errors: err.errors });
+      return;
+    }
+    if (err instanceof ResultPendingError) {
+      res.set('Retry-After', String(err.retryAfterSeconds));
+    }
+    if (err instanceof AppError) {
+      res.status(err.status).json({ detail: err.message, code: err.code });
+      return;
+    }
+    const parserError = err as HttpParserError;
+    if (parserError.type === 'entity.parse.failed') {
+      res.status(400).json({ detail: 'The request body is not valid JSON.', code: 'parse_error', errors: [] });
+      return;
+    }
+    if (parserError.type === 'entity.too.large') {
+      res.status(413).json({ detail: 'The request body is too large.', code: 'request_too_large' });
+      return;
+    }
+    if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
+      res.status(415).json({ detail: 'Unsupported body encoding or charset.', code: 'unsupported_media_type' });
+      return;
+    }
+    const errorId = randomUUID();
+    logger.error({ err, errorId, path: req.path }, 'unexpected error');
+    res.status(500).json({ detail: 'An unexpected error occurred.', code: 'server_error', error_id: errorId });
+  };
+}
+
+/** POST bodies must be JSON: anything else is refused before it reaches a route. */
+export function requireJsonBody(): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'POST' && !req.is('application/json')) {
+      res
+        .status(415)
+        .json({ detail: 'Request bodies must be sent as application/json.', code: 'unsupported_media_type' });
+      return;
+    }
+    next();
+  };
+}

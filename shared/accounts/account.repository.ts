@@ -1,0 +1,120 @@
+// Account import processes and accounts, always read through the caller's organisation: a supplier
+// the organisation is not assigned to behaves exactly as one that does not exist.
+import type { Pool, PoolClient } from 'pg';
+import QueryStream from 'pg-query-stream';
+import type { DbClient } from '../platform/db';
+import type { SupplierStatus } from '../generated/prisma/client';
+
+export interface ProcessStatusRow {
+  state: 'STAGED' | 'IN_PROGRESS' | 'IMPORTED' | 'FAILED';
+  platform_account_number: string | null;
+}
+
+export async function findProcessStatus(
+  db: DbClient,
+  organisationId: number,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<ProcessStatusRow | undefined> {
+  const rows = await db.$queryRaw<ProcessStatusRow[]>`
+    SELECT p.state::text AS state, a.platform_account_number
+      FROM account_import_processes p
+      JOIN organisation_suppliers os
+        ON os.supplier_code = p.supplier_code AND os.organisation_id = ${organisationId}
+      LEFT JOIN accounts a ON a.process_id = p.id
+     WHERE p.supplier_code = ${supplierCode} AND p.external_account_number = ${externalAccountNumber}`;
+  return rows[0];
+}
+
+export async function isSupplierVisible(db: DbClient, organisationId: number, supplierCode: string): Promise<boolean> {
+  const found = await db.organisationSupplier.findUnique({
+    where: { organisationId_supplierCode: { organisationId, supplierCode } },
+    select: { supplierCode: true },
+  });
+  return found !== null;
+}
+
+export interface ImportedAccount {
+  accountId: number;
+  platformAccountNumber: string;
+  supplierCode: string;
+  supplierStatus: SupplierStatus;
+  documentRoot: string;
+}
+
+/** The imported account behind (supplier, external number), or undefined when it is not imported or not visible. */
+export async function findImportedAccount(
+  db: DbClient,
+  organisationId: number,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<ImportedAccount | undefined> {
+  const rows = await db.$queryRaw<
+    { account_id: number; platform_account_number: string; status: SupplierStatus; document_root: string }[]
+  >`
+    SELECT a.id AS account_id, a.platform_account_number, s.status::text AS status, s.document_root
+      FROM account_import_processes p
+      JOIN organisation_suppliers os
+        ON os.supplier_code = p.supplier_code AND os.organisation_id = ${organisationId}
+      JOIN import_suppliers s ON s.code = p.supplier_code
+      JOIN accounts a ON a.process_id = p.id
+     WHERE p.supplier_code = ${supplierCode} AND p.external_account_number = ${externalAccountNumber}
+       AND p.state = 'IMPORTED'`;
+  const row = rows[0];
+  return (
+    row && {
+      accountId: row.account_id,
+      platformAccountNumber: row.platform_account_number,
+      supplierCode,
+      supplierStatus: row.status,
+      documentRoot: row.document_root,
+    }
+  );
+}
+
+export type ProcessListFilter = 'all' | 'pending' | 'imported';
+
+const FILTER_SQL: Record<ProcessListFilter, string> = {
+  all: '',
+  pending: 'AND a.id IS NULL',
+  imported: 'AND a.id IS NOT NULL',
+};
+
+export interface ProcessListRow {
+  external_account_number: string;
+  platform_account_number: string | null;
+  account_created_at: string | null;
+}
+
+/**
+ * Streams the supplier's processes in external-account-number order from a server-side cursor, so a
+ * million rows never sit in memory. The caller must call `release` when the stream ends or fails.
+ */
+export async function streamProcessList(
+  pool: Pool,
+  supplierCode: string,
+  filter: ProcessListFilter,
+): Promise<{ stream: QueryStream; release: (err?: Error) => void }> {
+  const client: PoolClient = await pool.connect();
+  const stream = new QueryStream(
+    `SELECT p.external_account_number,
+            a.platform_account_number,
+            to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS account_created_at
+       FROM account_import_processes p
+       LEFT JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $1 ${FILTER_SQL[filter]}
+      ORDER BY p.external_account_number`,
+    [supplierCode],
+    { batchSize: 2000 },
+  );
+  client.query(stream);
+  let released = false;
+  return {
+    stream,
+    release: (err) => {
+      if (released) return;
+      released = true;
+      client.release(err);
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// Starts the real API in-process on port 0 and speaks HTTP to it.
+import { startApi, type AppDeps, type RunningApi } from '../../api/server';
+import { applyFile, type ApplyReport } from '../../shared/admin/apply.use-case';
+import type { ApplyFileInput } from '../../shared/admin/apply.schemas';
+import type { Config } from '../../shared/platform/config';
+import { openTestDb, uniqueSuffix, type TestDb } from './context';
+
+export interface TestApp extends TestDb {
+  api: RunningApi;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  overrides: Partial<Record<keyof Config, string>> = {},
+  extra: Partial<AppDeps> = {},
+): Promise<TestApp> {
+  const t = await openTestDb(overrides);
+  const api = await startApi({ ...t, ...extra });
+  return {
+    ...t,
+    api,
+    baseUrl: `http://127.0.0.1:${api.port}`,
+    async close() {
+      await api.stop();
+      await t.db.close();
+    },
+  };
+}
+
+export interface Json {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+}
+
+export async function request(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<Json> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization ??= `Token ${opts.token}`;
+  let body: string | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(baseUrl + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export async function obtainToken(
+  baseUrl: string,
+  input: { APIKey?: string; refreshToken?: string },
+): Promise<Json> {
+  return request(baseUrl, 'POST', '/v1/graphql/', {
+    body: {
+      query: `mutation($input: ObtainTokenInput!) {
+        obtainToken(input: $input) { token payload refreshToken refreshExpiresIn }
+      }`,
+      variables: { input },
+    },
+  });
+}
+
+export interface Tenant {
+  supplier: string;
+  apiKey: string;
+  token: string;
+  report: ApplyReport;
+}
+
+/**
+ * Creates a supplier and an organisation that may use it (unique names), applies `accounts` under
+ * that supplier, and signs in.
+ */
+export async function createTenant(
+  app: TestApp,
+  opts: {
+    status?: 'Ongoing' | 'Paused' | 'Complete';
+    documentRoot?: string;
+    accounts?: Omit<NonNullable<ApplyFileInput['accounts']>[number], 'import_supplier'>[];
+  } = {},
+): Promise<Tenant> {
+  const suffix = uniqueSuffix();
+  const supplier = `SUPPLIER_${suffix}`;
+  const apiKey = `test-key-${suffix}-${'x'.repeat(32)}`;
+  const report = await applyFile(app.db, {
+    suppliers: [{ code: supplier, status: opts.status ?? 'Ongoing', document_root: opts.documentRoot ?? `imports/${suffix}` }],
+    organisations: [{ name: `org-${suffix}`, api_key: apiKey, suppliers: [supplier] }],
+    accounts: (opts.accounts ?? []).map((a) => ({ ...a, import_supplier: supplier })),
+  });
+  const res = await obtainToken(app.baseUrl, { APIKey: apiKey });
+  const token = res.body?.data?.obtainToken?.token as string | undefined;
+  if (!token) throw new Error(`sign-in failed: ${JSON.stringify(res.body)}`);
+  return { supplier, apiKey, token, report };
+}
