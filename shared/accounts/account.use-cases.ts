@@ -1,6 +1,6 @@
 // Migration progress as the status and list endpoints report it.
 import type { Database } from '../platform/db';
-import { NotFoundError, supplierNotFound } from '../platform/errors';
+import { accountNotFound, NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
 import * as repo from './account.repository';
 
 export type TransferStatus = 'UNKNOWN' | 'IN_PROGRESS' | 'COMPLETED';
@@ -36,4 +36,31 @@ export async function openProcessList(
 ) {
   if (!(await repo.isSupplierVisible(db.prisma, organisationId, supplierCode))) throw supplierNotFound();
   return repo.streamProcessList(db.pool, supplierCode, filter);
+}
+
+/**
+ * The account a write goes to: imported and visible to the caller (else 404 account_not_found), on
+ * a supplier whose migration is Ongoing (else 400 import_supplier_migration_not_ongoing).
+ */
+export async function resolveWritableAccount(
+  db: Database,
+  organisationId: number,
+  ref: { import_supplier: string; external_account_number: string },
+): Promise<repo.ImportedAccount> {
+  const account = await repo.findImportedAccount(db.prisma, organisationId, ref.import_supplier, ref.external_account_number);
+  if (!account) throw accountNotFound();
+  if (account.supplierStatus !== 'Ongoing') {
+    throw new ValidationError(
+      [
+        {
+          attr: 'import_supplier',
+          code: 'import_supplier_migration_not_ongoing',
+          detail: `Migration for import supplier ${ref.import_supplier} is ${account.supplierStatus}; it accepts no data.`,
+        },
+      ],
+      `Migration for import supplier ${ref.import_supplier} is ${account.supplierStatus}.`,
+      'import_supplier_migration_not_ongoing',
+    );
+  }
+  return account;
 }

@@ -1,0 +1,47 @@
+// Process lifecycle shared by the entry points: boot checks, then SIGTERM/SIGINT → graceful stop.
+import { migrate } from '../../prisma/migrate';
+import { loadConfig, usesDevTokenSecret, type Config } from './config';
+import { createDatabase, type Database } from './db';
+import { createLogger, type Logger } from './logger';
+import { checkPostgres, checkRedis } from './preflight';
+
+export interface Booted {
+  config: Config;
+  db: Database;
+  logger: Logger;
+}
+
+/** Parses config, checks PostgreSQL and Redis answer, applies migrations. Exits with one clear line if not. */
+export async function boot(name: string, opts: { migrate: boolean }): Promise<Booted> {
+  let config: Config;
+  try {
+    config = loadConfig();
+    await checkPostgres(config.DATABASE_URL);
+    await checkRedis(config.REDIS_URL);
+    if (opts.migrate) await migrate(config.DATABASE_URL);
+  } catch (err) {
+    console.error(`${name}: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const logger = createLogger(config.LOG_LEVEL, name);
+  if (usesDevTokenSecret(config)) logger.warn('TOKEN_SECRET is the development default: set your own before real use');
+  return { config, db: createDatabase(config), logger };
+}
+
+export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}

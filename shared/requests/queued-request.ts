@@ -1,0 +1,139 @@
+// The wait-for-result protocol for queued writes (design: "Request flows").
+//
+// The API stores a pending request_results row, adds a job whose id is the row's id, and waits for
+// the worker to finish that row. The result lives in PostgreSQL, not in the job: a completion event
+// only says "look now", and a poll of the row covers events lost while Redis reconnects. A request
+// still unfinished at the deadline answers 503 + Retry-After; its work goes on, and a retry with the
+// same Idempotency-Key picks up the stored result.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Database } from '../platform/db';
+import { AppError, ConflictError, ResultPendingError } from '../platform/errors';
+import { JOBS, type JobKey, type JobQueues, type QueuedRequestData } from '../platform/jobs';
+import * as repo from './request-result.repository';
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+const POLL_INTERVAL_MS = 500;
+const RETRY_AFTER_SECONDS = 2;
+
+export interface QueuedRequestOutcome {
+  status: number;
+  body: unknown;
+}
+
+export interface SubmitRequest<P> {
+  job: JobKey;
+  endpoint: string;
+  organisationId: number;
+  accountId: number;
+  idempotencyKey: string | undefined;
+  /** What the job carries: the validated request, no secrets. */
+  payload: P;
+}
+
+export interface QueuedRequests {
+  submit<P>(req: SubmitRequest<P>): Promise<QueuedRequestOutcome>;
+  close(): void;
+}
+
+export function hashRequest(endpoint: string, payload: unknown): string {
+  return createHash('sha256').update(endpoint).update('\0').update(JSON.stringify(payload)).digest('hex');
+}
+
+export function createQueuedRequests(deps: { db: Database; queues: JobQueues; waitMs: number }): QueuedRequests {
+  // jobId → wake-up callbacks, fed by one listener per QueueEvents (not one listener per request).
+  const waiting = new Map<string, Set<() => void>>();
+  const wake = ({ jobId }: { jobId: string }) => waiting.get(jobId)?.forEach((fn) => fn());
+  const listened = new Set<JobKey>();
+  const listen = (key: JobKey) => {
+    if (listened.has(key)) return;
+    listened.add(key);
+    const events = deps.queues.events(key);
+    events.on('completed', wake);
+    events.on('failed', wake);
+  };
+
+  async function waitForResult(key: JobKey, id: string): Promise<QueuedRequestOutcome> {
+    listen(key);
+    const deadline = Date.now() + deps.waitMs;
+    const callbacks = waiting.get(id) ?? new Set();
+    waiting.set(id, callbacks);
+    try {
+      for (;;) {
+        const row = await repo.findResult(deps.db.prisma, id);
+        if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
+        const left = deadline - Date.now();
+        if (left <= 0) throw new ResultPendingError(RETRY_AFTER_SECONDS);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            callbacks.delete(done);
+            resolve();
+          };
+          const timer = setTimeout(done, Math.min(POLL_INTERVAL_MS, left));
+          callbacks.add(done);
+        });
+      }
+    } finally {
+      if (callbacks.size === 0) waiting.delete(id);
+    }
+  }
+
+  async function enqueue<P>(req: SubmitRequest<P>, id: string): Promise<void> {
+    const spec = JOBS[req.job];
+    const data: QueuedRequestData<P> = {
+      requestId: id,
+      organisationId: req.organisationId,
+      accountId: req.accountId,
+      payload: req.payload,
+    };
+    // jobId = request id: adding the same request twice (a replay of a pending one) is a no-op in BullMQ.
+    await deps.queues.queue(req.job).add(spec.name, data, {
+      ...spec.options,
+      jobId: id,
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 24 * 3600 },
+    });
+  }
+
+  return {
+    async submit(req) {
+      const bodyHash = hashRequest(req.endpoint, req.payload);
+      const key = req.idempotencyKey ?? null;
+      let { created, result } = await repo.createOrFindPending(deps.db.prisma, {
+        id: randomUUID(),
+        organisationId: req.organisationId,
+        endpoint: req.endpoint,
+        idempotencyKey: key,
+        bodyHash,
+      });
+      if (!created && Date.now() - result.createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) {
+        await repo.expireIdempotencyKey(deps.db.prisma, result.id);
+        ({ created, result } = await repo.createOrFindPending(deps.db.prisma, {
+          id: randomUUID(),
+          organisationId: req.organisationId,
+          endpoint: req.endpoint,
+          idempotencyKey: key,
+          bodyHash,
+        }));
+      }
+      if (!created && result.bodyHash !== bodyHash) {
+        throw new ConflictError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+        );
+      }
+      if (!created && result.httpStatus != null) return { status: result.httpStatus, body: result.body };
+      try {
+        // Also for a replayed pending request: re-adding recovers a job lost with Redis data.
+        await enqueue(req, result.id);
+      } catch {
+        if (created && key === null) await repo.deleteResult(deps.db.prisma, result.id).catch(() => undefined);
+        throw new AppError(503, 'queue_unavailable', 'The work queue is unavailable. Retry the request as it is.');
+      }
+      return waitForResult(req.job, result.id);
+    },
+    close() {
+      waiting.clear();
+    },
+  };
+}
