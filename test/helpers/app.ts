@@ -1,5 +1,6 @@
 // Starts the real API in-process on port 0 and speaks HTTP to it.
 import { startApi, type AppDeps, type RunningApi } from '../../api/server';
+import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { applyFile, type ApplyReport } from '../../shared/admin/apply.use-case';
 import type { ApplyFileInput } from '../../shared/admin/apply.schemas';
 import type { Config } from '../../shared/platform/config';
@@ -7,22 +8,31 @@ import { openTestDb, uniqueSuffix, type TestDb } from './context';
 
 export interface TestApp extends TestDb {
   api: RunningApi;
+  workers?: RunningWorkers;
   baseUrl: string;
   close(): Promise<void>;
 }
 
+/**
+ * Starts the API (and, with `workers: true`, the BullMQ workers on the same queue prefix) against
+ * this worker's test database.
+ */
 export async function startTestApp(
   overrides: Partial<Record<keyof Config, string>> = {},
-  extra: Partial<AppDeps> = {},
+  extra: Partial<Omit<AppDeps, 'queued'>> & { workers?: boolean } = {},
 ): Promise<TestApp> {
   const t = await openTestDb(overrides);
-  const api = await startApi({ ...t, ...extra });
+  const { workers: withWorkers, ...deps } = extra;
+  const workers = withWorkers ? await startWorkers(t) : undefined;
+  const api = await startApi({ ...t, ...deps });
   return {
     ...t,
     api,
+    workers,
     baseUrl: `http://127.0.0.1:${api.port}`,
     async close() {
       await api.stop();
+      await workers?.stop();
       await t.db.close();
     },
   };
