@@ -1,14 +1,21 @@
 // The HTTP facade: createApp wires routes to their dependencies; startApi/stop own the listener.
 import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Redis } from 'ioredis';
 import type { Server } from 'node:http';
 import { createTokenSigner, type TokenSigner } from '../shared/auth/access-token';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';
 import { createJobQueues, type JobQueues } from '../shared/platform/jobs';
+import { processMetrics, type Metrics } from '../shared/platform/metrics';
+import { createRedis, untilReady } from '../shared/platform/redis';
 import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
 import { authenticate } from './auth/authenticate';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
+import { httpMetrics, requestId, requestLogger } from './observability';
+import { organisationRateLimit, tokenRateLimit } from './rate-limits';
+import { healthRoutes } from './routes/health.routes';
 import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
@@ -20,34 +27,49 @@ export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
+  redis: Redis;
+  queues: JobQueues;
   queued: QueuedRequests;
+  metrics: Metrics;
+  /** Gauges filled at scrape time by parts that live in this process (in-process workers). */
+  collectors?: (() => void)[];
   signer?: TokenSigner;
   now?: () => Date;
 }
 
 export function createApp(deps: AppDeps): Express {
-  const { config, db, logger } = deps;
+  const { config, db, logger, redis } = deps;
   const signer = deps.signer ?? createTokenSigner(config.TOKEN_SECRET, config.TOKEN_TTL_SECONDS);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // Unknown JSON is parsed into plain objects; `__proto__` keys stay data (JSON.parse never assigns prototypes).
-  app.use(requireJsonBody());
-  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
+  if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
+  app.use(helmet());
+  app.use(requestId());
+  app.use(requestLogger(logger));
+  app.use(httpMetrics(deps.metrics));
+  app.use(healthRoutes(deps));
 
-  app.post(
-    '/v1/graphql/',
+  const v1 = express.Router();
+  v1.use(requireJsonBody());
+  // Unknown JSON is parsed into plain objects; `__proto__` keys stay data (JSON.parse never assigns prototypes).
+  v1.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
+  v1.post(
+    '/graphql/',
+    tokenRateLimit(redis, config),
     graphqlHandler({ db, signer, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, now: deps.now }),
   );
 
   const dataImport = express.Router();
   dataImport.use(authenticate(signer));
+  dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(accountRoutes(db, logger));
   dataImport.use(noteRoutes(deps));
   dataImport.use(statementRoutes(deps));
   dataImport.use(transactionRoutes(deps));
   dataImport.use(paymentInstructionRoutes(deps));
-  app.use('/v1/data-import', dataImport);
+  v1.use('/data-import', dataImport);
+  app.use('/v1', v1);
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger));
@@ -60,12 +82,16 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(
-  deps: Omit<AppDeps, 'queued'> & { queues?: JobQueues },
-): Promise<RunningApi> {
+export type ApiOptions = Pick<AppDeps, 'config' | 'db' | 'logger'> & Partial<Omit<AppDeps, 'queued'>>;
+
+/** Starts the listener; creates the Redis connection, queues and metrics it is not given (and closes only those). */
+export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   const queues = deps.queues ?? createJobQueues(deps.config);
+  const redis = deps.redis ?? createRedis(deps.config.REDIS_URL, 'producer');
+  await untilReady(redis);
+  const metrics = deps.metrics ?? processMetrics();
   const queued = createQueuedRequests({ db: deps.db, queues, waitMs: deps.config.RESULT_WAIT_MS });
-  const app = createApp({ ...deps, queued });
+  const app = createApp({ ...deps, queues, redis, metrics, queued });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(deps.config.PORT, deps.config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
@@ -84,6 +110,7 @@ export async function startApi(
       clearTimeout(force);
       queued.close();
       if (!deps.queues) await queues.close();
+      if (!deps.redis) redis.disconnect();
     },
   };
 }

@@ -1,9 +1,15 @@
-// Starts one BullMQ Worker per queue, each running its processor with the shared context.
-import { Worker } from 'bullmq';
-import { blockingConnection, QUEUE_NAMES } from '../shared/platform/jobs';
+// Starts one BullMQ Worker per queue, each running its processor with the shared context; logs one
+// line per job attempt, records job durations, and keeps a heartbeat in Redis for /readyz.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Worker, type Job } from 'bullmq';
+import { blockingConnection, QUEUE_NAMES, type QueuedRequestData } from '../shared/platform/jobs';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
+import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
 import type { Logger } from '../shared/platform/logger';
+import { processMetrics } from '../shared/platform/metrics';
+import { createRedis, untilReady } from '../shared/platform/redis';
 import { PROCESSORS, type WorkerContext } from './processors';
 
 export interface RunningWorkers {
@@ -14,24 +20,48 @@ export interface RunningWorkers {
 
 export async function startWorkers(deps: { config: Config; db: Database; logger: Logger }): Promise<RunningWorkers> {
   const ctx: WorkerContext = { ...deps };
+  const metrics = processMetrics();
   const workers = QUEUE_NAMES.filter((name) => PROCESSORS[name]).map((name) => {
     const processor = PROCESSORS[name]!;
-    const worker = new Worker(name, (job) => processor(job, ctx), {
+    const run = async (job: Job) => {
+      const data = job.data as Partial<QueuedRequestData>;
+      const log = deps.logger.child({ queue: name, jobId: job.id, traceId: data.traceId, attempt: job.attemptsMade + 1 });
+      const end = metrics.jobDuration.startTimer({ queue: name });
+      try {
+        await processor(job, { ...ctx, logger: log });
+        log.info({ durationMs: Math.round(end({ outcome: 'completed' }) * 1000) }, 'job completed');
+      } catch (err) {
+        log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (err as Error).message }, 'job attempt failed');
+        throw err;
+      }
+    };
+    const worker = new Worker(name, run, {
       connection: blockingConnection(deps.config),
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: deps.config.WORKER_CONCURRENCY,
     });
     worker.on('error', (err) => deps.logger.warn({ err, queue: name }, 'worker connection error'));
-    worker.on('failed', (job, err) =>
-      deps.logger.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job attempt failed'),
-    );
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+
+  const redis = createRedis(deps.config.REDIS_URL, 'producer');
+  await untilReady(redis);
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const heartbeat = () =>
+    beat(redis, deps.config.QUEUE_PREFIX, workerId).catch((err: Error) =>
+      deps.logger.warn({ err: err.message }, 'heartbeat failed'),
+    );
+  await heartbeat();
+  const timer = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
+
   return {
     workers,
     async stop() {
+      clearInterval(timer);
       await Promise.all(workers.map((w) => w.close()));
+      await removeBeat(redis, deps.config.QUEUE_PREFIX, workerId).catch(() => undefined);
+      redis.disconnect();
     },
   };
 }

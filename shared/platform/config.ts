@@ -24,6 +24,13 @@ export const ConfigSchema = z.object({
   STRIPE_SECRET_KEY: z.string().default('sk_test_not_configured'),
   STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
+  ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120_000),
+  TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  // Set when the API runs behind a proxy that sets X-Forwarded-For (Express "trust proxy" value).
+  TRUST_PROXY: z.string().optional(),
+  // Bearer token for GET /metrics; unset closes the endpoint to tokens.
+  METRICS_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -25,6 +25,8 @@ export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue))]
 /** Data every queued request carries: the stored result row it must complete, and who asked. */
 export interface QueuedRequestData<P = unknown> {
   requestId: string;
+  /** X-Request-Id of the HTTP request that enqueued the job, for log correlation. */
+  traceId?: string;
   organisationId: number;
   accountId: number;
   payload: P;

@@ -15,3 +15,17 @@ export function createRedis(url: string, role: RedisRole): Redis {
   redis.on('error', () => undefined);
   return redis;
 }
+
+/** Resolves once the connection is ready, or after `timeoutMs` (callers then meet errors per call). */
+export async function untilReady(redis: Redis, timeoutMs = 5_000): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+    redis.on('ready', done);
+  });
+}

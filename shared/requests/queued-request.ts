@@ -8,6 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../platform/db';
 import { AppError, ConflictError, ResultPendingError } from '../platform/errors';
+import { currentRequestId } from '../platform/request-context';
 import { JOBS, type JobKey, type JobQueues, type QueuedRequestData } from '../platform/jobs';
 import * as repo from './request-result.repository';
 
@@ -82,6 +83,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
     const spec = JOBS[req.job];
     const data: QueuedRequestData<P> = {
       requestId: id,
+      traceId: currentRequestId(),
       organisationId: req.organisationId,
       accountId: req.accountId,
       payload: req.payload,

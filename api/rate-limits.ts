@@ -1,0 +1,45 @@
+// Rate limits kept in Redis so every API replica counts together: per organisation on the data-import
+// API, per client address on obtainToken (API-key guessing). When Redis cannot answer, requests pass
+// (availability of an import outweighs strict limiting; Redis being down fails the queued writes anyway).
+import type { RequestHandler } from 'express';
+import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type { Redis } from 'ioredis';
+import type { Config } from '../shared/platform/config';
+
+function store(redis: Redis, prefix: string): RedisStore {
+  return new RedisStore({
+    prefix,
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+  });
+}
+
+const tooMany: RequestHandler = (_req, res) => {
+  res.status(429).json({ detail: 'Too many requests. Retry after the time in Retry-After.', code: 'rate_limited' });
+};
+
+export function organisationRateLimit(redis: Redis, config: Config): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: config.ORG_RATE_LIMIT_PER_MINUTE,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    passOnStoreError: true,
+    keyGenerator: (req) => String(req.caller?.organisationId ?? 'anonymous'),
+    store: store(redis, `${config.QUEUE_PREFIX}:rl:org:`),
+    handler: tooMany,
+  });
+}
+
+export function tokenRateLimit(redis: Redis, config: Config): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: config.TOKEN_RATE_LIMIT_PER_MINUTE,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    passOnStoreError: true,
+    keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
+    store: store(redis, `${config.QUEUE_PREFIX}:rl:token:`),
+    handler: tooMany,
+  });
+}

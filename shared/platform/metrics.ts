@@ -1,0 +1,67 @@
+// Prometheus metrics of this process. One registry per process; the API serves it at /metrics. In a
+// combined process (`npm start`) it also holds the workers' job metrics.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  jobDuration: Histogram<'queue' | 'outcome'>;
+  queueJobs: Gauge<'queue' | 'state'>;
+  breakerState: Gauge<'vendor' | 'state'>;
+  dbPool: Gauge<'state'>;
+}
+
+let shared: Metrics | undefined;
+
+/** The process-wide metrics (created on first use). */
+export function processMetrics(): Metrics {
+  shared ??= createMetrics();
+  return shared;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route template, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route template, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    jobDuration: new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Time a worker spent on a job attempt, by queue and outcome.',
+      labelNames: ['queue', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    queueJobs: new Gauge({
+      name: 'queue_jobs',
+      help: 'Jobs per queue and state (waiting, active, delayed, completed, failed), read at scrape time.',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+    }),
+    breakerState: new Gauge({
+      name: 'circuit_breaker_state',
+      help: '1 for the current state of each vendor circuit breaker (closed, open, halfOpen).',
+      labelNames: ['vendor', 'state'],
+      registers: [registry],
+    }),
+    dbPool: new Gauge({
+      name: 'db_pool_connections',
+      help: 'PostgreSQL pool connections by state (total, idle, waiting clients).',
+      labelNames: ['state'],
+      registers: [registry],
+    }),
+  };
+}
