@@ -1,0 +1,60 @@
+// Shapes of POST /v1/data-import/notes/create/ (spec "Note"; contract §1 for required-ness and the
+// domain codes). Unknown fields are stripped, never stored.
+import { z } from 'zod';
+import { AccountReference, DocumentPath, IsoDateTime } from '../platform/fields';
+
+export const NoteDocument = z.object({ document_path: DocumentPath });
+
+export const Note = z
+  .object({
+    // No length limit (the contract has none); the request body limit bounds it.
+    body: z.string().min(1).optional(),
+    document_paths: z.array(NoteDocument).optional(),
+    created_at: IsoDateTime.optional(),
+    is_pinned: z.boolean().optional(),
+    unpin_at: IsoDateTime.optional(),
+    external_id: z.string().min(1).max(255).optional(),
+    is_archived: z.boolean().optional(),
+  })
+  .superRefine((note, ctx) => {
+    if (note.body === undefined && !note.document_paths?.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'A note must have a body or at least one document path.',
+        params: { code: 'note_body_or_document_path_not_found' },
+      });
+    }
+    // Without created_at the note is stamped "now"; the contract's own example pins such a note with
+    // an unpin_at in the past, so the order is only checked against a created_at that was sent.
+    if (note.created_at instanceof Date && note.unpin_at instanceof Date && note.unpin_at < note.created_at) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['unpin_at'],
+        message: 'unpin_at must be equal to or later than created_at.',
+        params: { code: 'note_unpin_at_earlier_than_creation_date' },
+      });
+    }
+  });
+
+export function notesRequestSchema(maxItems: number) {
+  return z.object({ ...AccountReference, notes: z.array(Note).max(maxItems) });
+}
+
+export type NoteInput = z.output<typeof Note>;
+export type NotesRequest = z.output<ReturnType<typeof notesRequestSchema>>;
+
+export const NoteStatus = z.enum(['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS']);
+export type NoteStatus = z.infer<typeof NoteStatus>;
+
+/** One item of the 201 array: the spec's three fields plus the optional fields the caller sent. */
+export const NoteResult = z.object({
+  created_at: z.string(),
+  body: z.string(),
+  status: NoteStatus,
+  document_paths: z.array(z.object({ document_path: z.string() })).optional(),
+  is_pinned: z.boolean().optional(),
+  unpin_at: z.string().optional(),
+  external_id: z.string().optional(),
+  is_archived: z.boolean().optional(),
+});
+export type NoteResult = z.infer<typeof NoteResult>;
