@@ -1,7 +1,21 @@
-// POST /v1/data-import/historical-statements/create/ (to be implemented)
+// POST /v1/data-import/historical-statements/create/ (synchronous): validate, then write in one transaction.
 import { Router } from 'express';
+import { statementsRequestSchema } from '../../shared/statements/statement.schemas';
+import { createHistoricalStatements } from '../../shared/statements/statement.use-cases';
+import { parseOrThrow } from '../../shared/platform/validation';
+import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../server';
 
-export function statementRoutes(_deps: AppDeps): Router {
-  return Router();
+export function statementRoutes(deps: AppDeps): Router {
+  const router = Router();
+  const schema = statementsRequestSchema(deps.config.MAX_ITEMS_PER_REQUEST);
+
+  router.post('/historical-statements/create/', async (req, res) => {
+    // The body is validated before the account is looked up: a malformed request is a 400, never a 404.
+    const request = parseOrThrow(schema, req.body);
+    const { organisationId } = callerOf(req);
+    res.status(201).json(await createHistoricalStatements(deps, organisationId, request));
+  });
+
+  return router;
 }

@@ -1,5 +1,5 @@
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
-import { createNotesTenant, postNotes } from './notes.fixture';
+import { createTenantWithAccounts, postNotes } from './notes.fixture';
 
 describe('POST /v1/data-import/notes/create/ — which accounts take notes', () => {
   let app: TestApp;
@@ -7,7 +7,7 @@ describe('POST /v1/data-import/notes/create/ — which accounts take notes', () 
 
   beforeAll(async () => {
     app = await startTestApp();
-    tenant = await createNotesTenant(app);
+    tenant = await createTenantWithAccounts(app);
   });
   afterAll(() => app.close());
 
@@ -40,7 +40,7 @@ describe('POST /v1/data-import/notes/create/ — which accounts take notes', () 
   });
 
   it("answers 404 for another organisation's imported account and stores nothing on it", async () => {
-    const other = await createNotesTenant(app);
+    const other = await createTenantWithAccounts(app);
     const res = await postNotes(app, other.token, {
       import_supplier: tenant.supplier,
       external_account_number: 'IMPORTED',
@@ -54,7 +54,7 @@ describe('POST /v1/data-import/notes/create/ — which accounts take notes', () 
   it.each(['Paused', 'Complete'] as const)(
     'refuses notes with 400 import_supplier_migration_not_ongoing when the supplier is %s',
     async (status) => {
-      const stopped = await createNotesTenant(app, { status });
+      const stopped = await createTenantWithAccounts(app, { status });
       const res = await postNotes(app, stopped.token, {
         import_supplier: stopped.supplier,
         external_account_number: 'IMPORTED',

@@ -1,5 +1,5 @@
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
-import { createNotesTenant, importAccount, postNotes, storedNotes } from './notes.fixture';
+import { createTenantWithAccounts, importAccount, postNotes, storedNotes } from './notes.fixture';
 
 describe('POST /v1/data-import/notes/create/ — creating notes', () => {
   let app: TestApp;
@@ -7,7 +7,7 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ DOCUMENT_BUCKET: 'bucket-under-test' });
-    tenant = await createNotesTenant(app, { documentRoot: 'roots/acme' });
+    tenant = await createTenantWithAccounts(app, { documentRoot: 'roots/acme' });
   });
   afterAll(() => app.close());
 

@@ -1,5 +1,5 @@
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
-import { createNotesTenant, importAccount, postNotes, storedNotes } from './notes.fixture';
+import { createTenantWithAccounts, importAccount, postNotes, storedNotes } from './notes.fixture';
 
 describe('POST /v1/data-import/notes/create/ — a note is created only once', () => {
   let app: TestApp;
@@ -7,7 +7,7 @@ describe('POST /v1/data-import/notes/create/ — a note is created only once', (
 
   beforeAll(async () => {
     app = await startTestApp();
-    tenant = await createNotesTenant(app);
+    tenant = await createTenantWithAccounts(app);
   });
   afterAll(() => app.close());
 

@@ -1,5 +1,5 @@
 import { request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
-import { createNotesTenant, importAccount, NOTES_PATH, postNotes, storedNotes } from './notes.fixture';
+import { createTenantWithAccounts, importAccount, NOTES_PATH, postNotes, storedNotes } from './notes.fixture';
 
 describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
   let app: TestApp;
@@ -8,7 +8,7 @@ describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    tenant = await createNotesTenant(app);
+    tenant = await createTenantWithAccounts(app);
     account = await importAccount(app, tenant);
   });
   afterAll(() => app.close());

@@ -1,12 +1,12 @@
-// Shared set-up of the notes tests: a tenant with accounts in every import state, fresh imported
-// accounts on demand, and the stored notes of an account.
+// Set-up of the notes tests (the historical-statement tests reuse the account part): a tenant with
+// accounts in every import state, fresh imported accounts on demand, and the stored notes of an account.
 import { applyFile } from '../../shared/admin/apply.use-case';
 import { createTenant, request, type Tenant, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 
 export const NOTES_PATH = '/v1/data-import/notes/create/';
 
-export async function createNotesTenant(app: TestApp, opts: Parameters<typeof createTenant>[1] = {}): Promise<Tenant> {
+export async function createTenantWithAccounts(app: TestApp, opts: Parameters<typeof createTenant>[1] = {}): Promise<Tenant> {
   return createTenant(app, {
     ...opts,
     accounts: [
