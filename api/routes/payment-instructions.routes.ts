@@ -1,7 +1,16 @@
-// POST /v1/data-import/payment-instruction/create/ (to be implemented)
+// POST /v1/data-import/payment-instruction/create/: queued; answers what the worker stored (201, 400,
+// or 500 "retry as-is" when the vendor stayed unreachable).
 import { Router } from 'express';
+import { requestPaymentInstruction } from '../../shared/payment-instructions/payment-instruction.use-cases';
+import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../server';
 
-export function paymentInstructionRoutes(_deps: AppDeps): Router {
-  return Router();
+export function paymentInstructionRoutes(deps: AppDeps): Router {
+  const router = Router();
+  router.post('/payment-instruction/create/', async (req, res) => {
+    const { organisationId } = callerOf(req);
+    const outcome = await requestPaymentInstruction(deps, organisationId, req.body, req.get('idempotency-key'));
+    res.status(outcome.status).json(outcome.body);
+  });
+  return router;
 }

@@ -3,6 +3,8 @@ import type { Job } from 'bullmq';
 import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
+import { JOBS } from '../../shared/platform/jobs';
+import { processPaymentInstruction } from './payment-instructions.processor';
 
 export interface WorkerContext {
   config: Config;
@@ -12,4 +14,6 @@ export interface WorkerContext {
 
 export type Processor = (job: Job, ctx: WorkerContext) => Promise<void>;
 
-export const PROCESSORS: Record<string, Processor> = {};
+export const PROCESSORS: Record<string, Processor> = {
+  [JOBS.createPaymentInstruction.queue]: processPaymentInstruction,
+};

@@ -1,0 +1,52 @@
+// payment_instructions, and the account row that serialises writes to one account's instructions.
+import type { DbClient } from '../platform/db';
+import type { VendorDetails } from './vendors/vendor-adapter';
+import type { CreatePaymentInstruction } from './payment-instruction.schemas';
+
+export interface StoredInstruction {
+  vendor: string;
+  reference: string;
+  isActive: boolean;
+}
+
+/**
+ * Locks the account row until the transaction ends, so two requests for one account decide one after
+ * the other; returns its platform account number, or undefined when the account is gone.
+ */
+export async function lockAccount(db: DbClient, accountId: number): Promise<string | undefined> {
+  const rows = await db.$queryRaw<{ platform_account_number: string }[]>`
+    SELECT platform_account_number FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  return rows[0]?.platform_account_number;
+}
+
+/** The account's active instructions plus the one with this vendor and reference, active or not. */
+export async function findRelevantInstructions(
+  db: DbClient,
+  accountId: number,
+  vendor: string,
+  reference: string,
+): Promise<StoredInstruction[]> {
+  return db.paymentInstruction.findMany({
+    where: { accountId, OR: [{ isActive: true }, { vendor, reference }] },
+    select: { vendor: true, reference: true, isActive: true },
+  });
+}
+
+export async function insertInstruction(
+  db: DbClient,
+  accountId: number,
+  instruction: CreatePaymentInstruction,
+  details: VendorDetails,
+): Promise<void> {
+  await db.paymentInstruction.create({
+    data: {
+      accountId,
+      vendor: instruction.vendor,
+      reference: instruction.reference,
+      type: instruction.type,
+      vendorDetails: details,
+      validFrom: instruction.valid_from ? new Date(`${instruction.valid_from}T00:00:00Z`) : null,
+      useForScheduledPayments: instruction.use_for_scheduled_payments ?? null,
+    },
+  });
+}

@@ -1,0 +1,67 @@
+// POST /v1/data-import/payment-instruction/create/: the request as the API validates it and as the
+// worker re-parses it from the job (the parsed output is itself a valid input, so both agree).
+import { z } from 'zod';
+import { AccountReference, IsoDate } from '../platform/fields';
+
+/** The contract's payment-instruction types (§4); which ones work depends on the vendor. */
+export const INSTRUCTION_TYPES = ['BPAY', 'CARD', 'CUSTOM', 'DIRECT_DEBIT', 'GMO_REFUND', 'PAYMENT_SLIP'] as const;
+export type InstructionType = (typeof INSTRUCTION_TYPES)[number];
+
+/** Vendors this service has an adapter for, and the instruction types each adapter can verify. */
+export const VENDOR_TYPES = {
+  STRIPE: ['CARD'],
+} as const satisfies Record<string, readonly InstructionType[]>;
+export type Vendor = keyof typeof VENDOR_TYPES;
+const VENDORS = Object.keys(VENDOR_TYPES) as [Vendor, ...Vendor[]];
+
+// A missing or null choice must read `required` / `null`, not `invalid_choice`: z.enum reports all
+// three as invalid_value, so the string check runs first.
+const choice = <T extends readonly [string, ...string[]]>(values: T) => z.string().pipe(z.enum(values));
+
+const issue = (code: string, message: string, path: string[]) =>
+  ({ code: 'custom', message, path, params: { code } }) as const;
+
+export const CreatePaymentInstructionRequest = z
+  .object({
+    ...AccountReference,
+    vendor: choice(VENDORS),
+    type: choice(INSTRUCTION_TYPES),
+    reference: z.string().min(1).max(512).optional(),
+    // Deprecated contract alias of `reference`; normalised into `reference` below.
+    instruction_reference: z.string().min(1).max(128).optional(),
+    valid_from: IsoDate.nullable().optional(),
+    use_for_scheduled_payments: z.boolean().nullable().optional(),
+    // This service keeps no ledger types, so no code can exist (the contract's `ledger_code_does_not_exist`).
+    ledger_code: z.string().optional(),
+  })
+  .superRefine((v, ctx) => {
+    const types: readonly string[] = VENDOR_TYPES[v.vendor];
+    if (!types.includes(v.type)) {
+      ctx.addIssue(
+        issue('invalid_choice', `"${v.type}" is not a valid choice for vendor ${v.vendor}. Valid choices: ${types.join(', ')}.`, ['type']),
+      );
+    }
+    if (v.reference !== undefined && v.instruction_reference !== undefined) {
+      ctx.addIssue(
+        issue('mutually_exclusive_field_required', 'Send either reference or the deprecated instruction_reference, not both.', [
+          'instruction_reference',
+        ]),
+      );
+    } else if (v.reference === undefined && v.instruction_reference === undefined) {
+      ctx.addIssue(issue('required', 'This field is required.', ['reference']));
+    }
+    if (v.ledger_code !== undefined) {
+      ctx.addIssue(issue('ledger_code_does_not_exist', `Ledger code "${v.ledger_code}" does not exist.`, ['ledger_code']));
+    }
+  })
+  .transform(({ instruction_reference, ledger_code: _ledger, reference, ...rest }) => ({
+    ...rest,
+    reference: (reference ?? instruction_reference)!,
+  }));
+
+export type CreatePaymentInstruction = z.output<typeof CreatePaymentInstructionRequest>;
+
+export interface CreatedPaymentInstruction {
+  platform_account_number: string;
+  reference: string;
+}

@@ -1,0 +1,33 @@
+// Which adapter serves which vendor, and the one way the worker reaches a vendor: through its breaker.
+import type { CreatePaymentInstruction, Vendor } from '../payment-instruction.schemas';
+import { createStripeAdapter } from './stripe.adapter';
+import type { PaymentVendorAdapter, VendorConfig, VendorDetails } from './vendor-adapter';
+import { callVendor } from './vendor-breakers';
+
+const FACTORIES: Record<Vendor, (config: VendorConfig) => PaymentVendorAdapter> = {
+  STRIPE: createStripeAdapter,
+};
+
+// One adapter (one SDK client with its keep-alive agent) per vendor per configuration, built on first use.
+const adapters = new WeakMap<VendorConfig, Map<Vendor, PaymentVendorAdapter>>();
+
+function adapterFor(config: VendorConfig, vendor: Vendor): PaymentVendorAdapter {
+  let byVendor = adapters.get(config);
+  if (!byVendor) adapters.set(config, (byVendor = new Map()));
+  let adapter = byVendor.get(vendor);
+  if (!adapter) byVendor.set(vendor, (adapter = FACTORIES[vendor](config)));
+  return adapter;
+}
+
+/** Asks the vendor whether the instruction exists and is usable; returns the details to store. */
+export function verifyAtVendor(
+  config: VendorConfig,
+  instruction: Pick<CreatePaymentInstruction, 'vendor' | 'type' | 'reference'>,
+): Promise<VendorDetails> {
+  const adapter = adapterFor(config, instruction.vendor);
+  return callVendor(
+    instruction.vendor,
+    () => adapter.fetchInstruction(instruction.reference, instruction.type),
+    config.VENDOR_TIMEOUT_MS,
+  );
+}

@@ -1,0 +1,137 @@
+// A local HTTP server speaking the part of Stripe's wire format the service uses: GET
+// /v1/payment_methods/:id with Bearer auth, Stripe's error bodies, and programmable faults. It counts
+// every request so tests can assert what reached the vendor.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** healthy: normal answers · slow: answers after `slowMs` · error500: api_error · rateLimited: 429. */
+export type FakeStripeMode = 'healthy' | 'slow' | 'error500' | 'rateLimited';
+
+export interface FakePaymentMethod {
+  id: string;
+  object: 'payment_method';
+  type: string;
+  card?: { brand: string; last4: string; exp_month: number; exp_year: number; fingerprint: string; funding: string; country: string };
+  customer: string | null;
+  created: number;
+  livemode: false;
+  [key: string]: unknown;
+}
+
+export interface FakeStripeRequest {
+  method: string;
+  path: string;
+  mode: FakeStripeMode;
+  status: number;
+}
+
+export interface FakeStripe {
+  url: string;
+  secretKey: string;
+  /** Every request received, in order, with the mode it was served in and the status sent (0 if the client left first). */
+  requests: FakeStripeRequest[];
+  /** Mode for every request from now on. */
+  setMode(mode: FakeStripeMode): void;
+  /** Modes for the next requests, one each, before the standing mode applies again. */
+  queueModes(...modes: FakeStripeMode[]): void;
+  /** Registers a card PaymentMethod (attached to a customer unless overridden); returns it. */
+  addCard(overrides?: Partial<FakePaymentMethod>): FakePaymentMethod;
+  close(): Promise<void>;
+}
+
+export async function startFakeStripe(opts: { secretKey: string; slowMs: number }): Promise<FakeStripe> {
+  const methods = new Map<string, FakePaymentMethod>();
+  const requests: FakeStripeRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let standing: FakeStripeMode = 'healthy';
+  const queued: FakeStripeMode[] = [];
+
+  const send = (res: ServerResponse, entry: FakeStripeRequest, status: number, body: unknown) => {
+    entry.status = status;
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
+    res.end(JSON.stringify(body));
+  };
+  const error = (type: string, message: string, extra: Record<string, string> = {}) => ({ error: { type, message, ...extra } });
+
+  function answer(req: IncomingMessage, res: ServerResponse, entry: FakeStripeRequest): void {
+    if (req.headers.authorization !== `Bearer ${opts.secretKey}`) {
+      return send(res, entry, 401, error('invalid_request_error', 'Invalid API Key provided.'));
+    }
+    if (entry.mode === 'error500') return send(res, entry, 500, error('api_error', 'Something went wrong on our end.'));
+    if (entry.mode === 'rateLimited') {
+      return send(res, entry, 429, error('invalid_request_error', 'Too many requests hit the API too quickly.', { code: 'rate_limit' }));
+    }
+    const match = /^\/v1\/payment_methods\/([^/?]+)$/.exec(entry.path);
+    if (req.method !== 'GET' || !match) {
+      return send(res, entry, 404, error('invalid_request_error', `Unrecognized request URL (${req.method}: ${entry.path}).`));
+    }
+    const id = decodeURIComponent(match[1]!);
+    const method = methods.get(id);
+    if (!method) {
+      return send(res, entry, 404, error('invalid_request_error', `No such PaymentMethod: '${id}'`, { code: 'resource_missing', param: 'id' }));
+    }
+    send(res, entry, 200, method);
+  }
+
+  const server = createServer((req, res) => {
+    const entry: FakeStripeRequest = {
+      method: req.method ?? '',
+      path: (req.url ?? '').split('?')[0]!,
+      mode: queued.shift() ?? standing,
+      status: 0,
+    };
+    requests.push(entry);
+    req.resume();
+    if (entry.mode !== 'slow') return answer(req, res, entry);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      if (!res.destroyed) answer(req, res, entry);
+    }, opts.slowMs);
+    timers.add(timer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secretKey: opts.secretKey,
+    requests,
+    setMode: (mode) => {
+      standing = mode;
+      queued.length = 0;
+    },
+    queueModes: (...modes) => queued.push(...modes),
+    addCard(overrides = {}) {
+      const method: FakePaymentMethod = {
+        id: `pm_${randomBytes(8).toString('hex')}`,
+        object: 'payment_method',
+        type: 'card',
+        billing_details: { address: null, email: null, name: null, phone: null },
+        card: {
+          brand: 'visa',
+          last4: '4242',
+          exp_month: 12,
+          exp_year: new Date().getUTCFullYear() + 3,
+          fingerprint: randomBytes(8).toString('hex'),
+          funding: 'credit',
+          country: 'GB',
+        },
+        customer: `cus_${randomBytes(6).toString('hex')}`,
+        created: Math.floor(Date.now() / 1000),
+        livemode: false,
+        metadata: {},
+        ...overrides,
+      };
+      methods.set(method.id, method);
+      return method;
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      // The SDK keeps connections alive: cut them, or close() waits for them to idle out.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
