@@ -2,7 +2,7 @@
 // single-use refresh token. A refresh token presented twice revokes its whole family (RFC 6819
 // §5.2.2.3): whoever holds the stolen copy loses it along with the legitimate client.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../platform/db';
+import type { Database, DbClient } from '../platform/db';
 import { AppError } from '../platform/errors';
 import type { AccessTokenClaims, TokenSigner } from './access-token';
 import * as repo from './auth.repository';
@@ -35,14 +35,18 @@ export async function obtainTokenWithApiKey(deps: AuthDeps, apiKey: string): Pro
   if (!key || !digestsEqual(key.hash, hash)) {
     throw new TokenRequestError('invalid_api_key', 'Invalid data.');
   }
-  return issueTokens(deps, key.organisationId, randomUUID());
+  const now = clock(deps);
+  const refresh = await storeRefreshToken(deps.db.prisma, deps, key.organisationId, randomUUID(), now);
+  return signAccessToken(deps, key.organisationId, now, refresh);
 }
 
 export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: string): Promise<IssuedTokens> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = clock(deps);
   type Outcome =
     | { error: 'invalid_refresh_token' | 'refresh_token_reused' | 'refresh_token_expired' }
-    | { error: null; organisationId: number; family: string };
+    | { error: null; organisationId: number; refresh: StoredRefreshToken };
+  // The successor is stored in the transaction that spends its parent: a concurrent reuse of the
+  // parent waits on the row lock, then revokes the family with the successor already in it.
   const outcome = await deps.db.prisma.$transaction(async (tx): Promise<Outcome> => {
     const row = await repo.lockRefreshTokenByDigest(tx, digest(refreshToken));
     if (!row || row.revoked_at) return { error: 'invalid_refresh_token' };
@@ -52,7 +56,8 @@ export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: 
     }
     if (row.expires_at <= now) return { error: 'refresh_token_expired' };
     await repo.markRefreshTokenUsed(tx, row.id, now);
-    return { error: null, organisationId: row.organisation_id, family: row.family };
+    const refresh = await storeRefreshToken(tx, deps, row.organisation_id, row.family, now);
+    return { error: null, organisationId: row.organisation_id, refresh };
   });
   if (outcome.error !== null) {
     const details = {
@@ -62,20 +67,36 @@ export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: 
     };
     throw new TokenRequestError(outcome.error, details[outcome.error]);
   }
-  return issueTokens(deps, outcome.organisationId, outcome.family);
+  return signAccessToken(deps, outcome.organisationId, now, outcome.refresh);
 }
 
-async function issueTokens(deps: AuthDeps, organisationId: number, family: string): Promise<IssuedTokens> {
-  const now = (deps.now ?? (() => new Date()))();
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  const { token, payload } = await deps.signer.sign(organisationId, nowSeconds);
+interface StoredRefreshToken {
+  refreshToken: string;
+  /** Unix seconds. */
+  refreshExpiresIn: number;
+}
+
+const clock = (deps: AuthDeps): Date => (deps.now ?? (() => new Date()))();
+
+async function storeRefreshToken(
+  db: DbClient,
+  deps: AuthDeps,
+  organisationId: number,
+  family: string,
+  now: Date,
+): Promise<StoredRefreshToken> {
   const refreshToken = generateRefreshToken();
-  const refreshExpiresIn = nowSeconds + deps.refreshTtlSeconds;
-  await repo.insertRefreshToken(deps.db.prisma, {
-    organisationId,
-    family,
-    hash: digest(refreshToken),
-    expiresAt: new Date(refreshExpiresIn * 1000),
-  });
-  return { token, payload, refreshToken, refreshExpiresIn };
+  const refreshExpiresIn = Math.floor(now.getTime() / 1000) + deps.refreshTtlSeconds;
+  await repo.insertRefreshToken(db, { organisationId, family, hash: digest(refreshToken), expiresAt: new Date(refreshExpiresIn * 1000) });
+  return { refreshToken, refreshExpiresIn };
+}
+
+async function signAccessToken(
+  deps: AuthDeps,
+  organisationId: number,
+  now: Date,
+  refresh: StoredRefreshToken,
+): Promise<IssuedTokens> {
+  const { token, payload } = await deps.signer.sign(organisationId, Math.floor(now.getTime() / 1000));
+  return { token, payload, ...refresh };
 }
