@@ -29,8 +29,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     try {
       await admin.query(`CREATE DATABASE ${quoted}`);
     } catch (err) {
-      // Another process created it between our check and our CREATE.
-      if ((err as { code?: string }).code !== '42P04') throw err;
+      // Another process created it between our check and our CREATE: 42P04 once it exists, 23505
+      // when both CREATEs race on the catalog's unique index.
+      const code = (err as { code?: string }).code;
+      if (code !== '42P04' && code !== '23505') throw err;
     }
     return true;
   } finally {

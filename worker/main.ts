@@ -1,12 +1,19 @@
 // Entry point of a worker process (`npm run start:worker`).
+import { processMetrics } from '../shared/platform/metrics';
 import { boot, onShutdown } from '../shared/platform/process';
+import { startMetricsServer } from './metrics-server';
 import { startWorkers } from './worker';
 
 async function main(): Promise<void> {
   const { config, db, logger } = await boot('worker', { migrate: true });
   const workers = await startWorkers({ config, db, logger });
+  const metricsServer =
+    config.WORKER_METRICS_PORT === undefined
+      ? undefined
+      : await startMetricsServer(processMetrics(), config.WORKER_METRICS_PORT, config.METRICS_TOKEN);
   logger.info({ queues: workers.workers.map((w) => w.name) }, 'workers running');
   onShutdown(logger, async () => {
+    metricsServer?.close();
     await workers.stop();
     await db.close();
   });

@@ -2,7 +2,7 @@
 // line per job attempt, records job durations, and keeps a heartbeat in Redis for /readyz.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { blockingConnection, QUEUE_NAMES, type QueuedRequestData } from '../shared/platform/jobs';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
@@ -31,6 +31,11 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
         await processor(job, { ...ctx, logger: log });
         log.info({ durationMs: Math.round(end({ outcome: 'completed' }) * 1000) }, 'job completed');
       } catch (err) {
+        if (err instanceof DelayedError) {
+          // The processor parked the job (e.g. until a circuit breaker half-opens): not a failure.
+          log.info({ durationMs: Math.round(end({ outcome: 'delayed' }) * 1000) }, 'job delayed');
+          throw err;
+        }
         log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (err as Error).message }, 'job attempt failed');
         throw err;
       }

@@ -29,6 +29,8 @@ export const ConfigSchema = z.object({
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
   // Set when the API runs behind a proxy that sets X-Forwarded-For (Express "trust proxy" value).
   TRUST_PROXY: z.string().optional(),
+  // A worker-only process (start:worker) serves its own /metrics (job durations, breakers) on this port.
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // Bearer token for GET /metrics; unset closes the endpoint to tokens.
   METRICS_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

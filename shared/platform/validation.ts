@@ -27,6 +27,8 @@ export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
       }
       return { attr, code: 'max_value', detail: `Ensure this value is at most ${String(issue.maximum)}.` };
     case 'invalid_value':
+      if (input === undefined) return { attr, code: 'required', detail: 'This field is required.' };
+      if (input === null) return { attr, code: 'null', detail: 'This field may not be null.' };
       return {
         attr,
         code: 'invalid_choice',

@@ -1,6 +1,7 @@
 // One opossum circuit breaker per vendor per process. Breaker state is deliberately process-local: each
 // worker replica learns on its own that a vendor is failing (a few calls each), which needs no shared
 // store and cannot wedge every replica on one stale flag.
+import type { Metrics } from '../../platform/metrics';
 import CircuitBreaker from 'opossum';
 import { TransientError, ValidationError } from '../../platform/errors';
 import { VENDOR_TYPES, type Vendor } from '../payment-instruction.schemas';
@@ -95,4 +96,11 @@ export function resetVendorBreakers(overrides: Partial<BreakerSettings> = {}): v
   for (const { breaker } of guards.values()) breaker.shutdown();
   guards.clear();
   settings = { ...DEFAULT_BREAKER_SETTINGS, ...overrides };
+}
+
+/** Copies this process's breaker states into the circuit_breaker_state gauge (1 = current state). */
+export function recordBreakerStates(gauge: Metrics['breakerState']): void {
+  for (const [vendor, current] of Object.entries(vendorBreakerStates())) {
+    for (const state of ['closed', 'open', 'halfOpen'] as const) gauge.set({ vendor, state }, state === current ? 1 : 0);
+  }
 }

@@ -1,0 +1,27 @@
+// /metrics of a worker-only process: job durations and circuit-breaker states live in the worker's
+// memory, so in a split deployment the worker serves them itself (same token as the API's).
+import { createServer, type Server } from 'node:http';
+import { digest, digestsEqual } from '../shared/auth/secrets';
+import { recordBreakerStates } from '../shared/payment-instructions/vendors/vendor-breakers';
+import type { Metrics } from '../shared/platform/metrics';
+
+export async function startMetricsServer(metrics: Metrics, port: number, token: string | undefined): Promise<Server> {
+  const server = createServer((req, res) => {
+    const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (!token || !given || !digestsEqual(digest(given), digest(token))) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"Metrics need a token.","code":"not_authenticated"}');
+      return;
+    }
+    recordBreakerStates(metrics.breakerState);
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, resolve));
+  return server;
+}
