@@ -20,10 +20,11 @@ export async function createNotes(deps: NoteDeps, organisationId: number, reques
   const now = deps.now?.() ?? new Date();
   const notes = request.notes.map((n) => toNewNote(n, now, deps.config.DOCUMENT_BUCKET, account.documentRoot));
   if (notes.length === 0) return [];
+  // A note sent without created_at matches a same-body note from any time.
+  const lookups = notes.map((n, i) => ({ ...n, createdAt: request.notes[i]!.created_at ?? null }));
 
   const statuses = await deps.db.prisma.$transaction(async (tx) => {
     await repo.lockAccountNotes(tx, account.accountId);
-    const lookups = notes.map((n, i) => ({ ...n, createdAt: request.notes[i]!.created_at ?? null }));
     const existing = await repo.findExistingNotes(tx, account.accountId, lookups);
     const decided = decideStatuses(request.notes, notes, existing);
     await repo.insertNotes(tx, account.accountId, notes.filter((_, i) => decided[i] === 'NOTE_CREATION_SUCCESS'));
