@@ -1,0 +1,233 @@
+// The platform team's CLI: `npm run --silent admin -- <command> [arguments] [options]`.
+// Parses the command line and calls a use-case in shared/admin; the use-case validates. Prints one
+// JSON document on stdout; on failure prints the error on stderr and exits non-zero (1: refused or
+// failed, nothing changed; 2: the command line itself is wrong). Migrates first, so a fresh
+// database works.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { migrate } from '../prisma/migrate';
+import { putAccount, listAccounts, showAccount } from '../shared/admin/accounts.use-cases';
+import { applyJsonFile } from '../shared/admin/apply.use-case';
+import {
+  assignSuppliers,
+  createApiKey,
+  createOrganisation,
+  listApiKeys,
+  listOrganisations,
+  revokeApiKey,
+  unassignSuppliers,
+} from '../shared/admin/organisations.use-cases';
+import { createSupplier, listSuppliers, updateSupplier } from '../shared/admin/suppliers.use-cases';
+import { loadConfig } from '../shared/platform/config';
+import { createDatabase, type Database } from '../shared/platform/db';
+import { AppError, ValidationError } from '../shared/platform/errors';
+import { checkPostgres } from '../shared/platform/preflight';
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+interface Command {
+  /** Positionals as usage shows them: `<name>` required, `<name>...` one or more. */
+  args: string[];
+  options?: NonNullable<ParseArgsConfig['options']>;
+  optionsUsage?: string;
+  description: string;
+  run(db: Database, args: string[], values: Values): Promise<unknown>;
+}
+
+const str = (v: Values[string]) => (typeof v === 'string' ? v : undefined);
+const ref = ([import_supplier, external_account_number]: string[]) => ({ import_supplier, external_account_number });
+const setState = (state: string) => (db: Database, args: string[]) => putAccount(db, { ...ref(args), state });
+
+const COMMANDS: Record<string, Command> = {
+  apply: {
+    args: ['<file.json>'],
+    description: 'Upsert the suppliers, organisations and accounts a JSON file describes; all or nothing, idempotent.',
+    run: (db, [file]) => applyJsonFile(db, file!),
+  },
+  'suppliers create': {
+    args: ['<code>'],
+    options: { status: { type: 'string' }, 'document-root': { type: 'string' }, 'send-emails': { type: 'boolean' } },
+    optionsUsage: '[--status Ongoing|Paused|Complete] [--document-root <path>] [--send-emails]',
+    description: 'Create an import supplier (status Ongoing, e-mails off, empty document root unless given).',
+    run: (db, [code], o) =>
+      createSupplier(db, { code, status: str(o.status), document_root: str(o['document-root']), send_emails: o['send-emails'] === true }),
+  },
+  'suppliers set-status': {
+    args: ['<code>', '<Ongoing|Paused|Complete>'],
+    description: "Set a supplier's migration status.",
+    run: (db, [code, status]) => updateSupplier(db, { code, status }),
+  },
+  'suppliers set-document-root': {
+    args: ['<code>', '<path>'],
+    description: "Set a supplier's document root in the bucket ('' for the bucket itself).",
+    run: (db, [code, root]) => updateSupplier(db, { code, document_root: root }),
+  },
+  'suppliers set-send-emails': {
+    args: ['<code>', '<true|false>'],
+    description: 'Turn automated customer e-mails on migration on or off.',
+    run: (db, [code, flag]) => updateSupplier(db, { code, send_emails: flag }),
+  },
+  'suppliers list': { args: [], description: 'List import suppliers.', run: (db) => listSuppliers(db) },
+  'organisations create': {
+    args: ['<name>'],
+    options: { supplier: { type: 'string', multiple: true }, label: { type: 'string' } },
+    optionsUsage: '[--supplier <code>]... [--label <key label>]',
+    description: 'Create an organisation with its suppliers and its first API key (printed this once).',
+    run: (db, [name], o) => createOrganisation(db, { name, suppliers: o.supplier ?? [], label: str(o.label) }),
+  },
+  'organisations assign': {
+    args: ['<name>', '<supplier>...'],
+    description: 'Let an organisation use these suppliers.',
+    run: (db, [organisation, ...suppliers]) => assignSuppliers(db, { organisation, suppliers }),
+  },
+  'organisations unassign': {
+    args: ['<name>', '<supplier>...'],
+    description: 'Stop an organisation using these suppliers.',
+    run: (db, [organisation, ...suppliers]) => unassignSuppliers(db, { organisation, suppliers }),
+  },
+  'organisations list': { args: [], description: 'List organisations.', run: (db) => listOrganisations(db) },
+  'api-keys create': {
+    args: ['<organisation>'],
+    options: { label: { type: 'string' } },
+    optionsUsage: '[--label <text>]',
+    description: 'Create an API key for an organisation; the key is printed this once, only its digest is stored.',
+    run: (db, [organisation], o) => createApiKey(db, { organisation, label: str(o.label) }),
+  },
+  'api-keys list': {
+    args: [],
+    options: { organisation: { type: 'string' } },
+    optionsUsage: '[--organisation <name>]',
+    description: 'List API keys by id and prefix (never the key).',
+    run: (db, _args, o) => listApiKeys(db, { organisation: str(o.organisation) }),
+  },
+  'api-keys revoke': {
+    args: ['<id>'],
+    description: "Revoke an API key and its organisation's refresh tokens.",
+    run: (db, [id]) => revokeApiKey(db, { id }),
+  },
+  'accounts stage': {
+    args: ['<supplier>', '<external_account_number>'],
+    description: 'Stage an account (data supplied, no platform account yet).',
+    run: setState('staged'),
+  },
+  'accounts mark-in-progress': {
+    args: ['<supplier>', '<external_account_number>'],
+    description: 'Mark an account as being migrated.',
+    run: setState('in_progress'),
+  },
+  'accounts mark-failed': {
+    args: ['<supplier>', '<external_account_number>'],
+    description: 'Mark a migration attempt as failed.',
+    run: setState('failed'),
+  },
+  'accounts import': {
+    args: ['<supplier>', '<external_account_number>'],
+    options: {
+      'platform-account-number': { type: 'string' },
+      'created-at': { type: 'string' },
+      'open-statement-from': { type: 'string' },
+    },
+    optionsUsage: '[--platform-account-number <n>] [--created-at <YYYY-MM-DDTHH:MM:SSZ>] [--open-statement-from <YYYY-MM-DD>]',
+    description: 'Import an account: create its platform account (number generated, created now, statement open from then, unless given).',
+    run: (db, args, o) =>
+      putAccount(db, {
+        ...ref(args),
+        state: 'imported',
+        platform_account_number: str(o['platform-account-number']),
+        account_created_at: str(o['created-at']),
+        open_statement_from: str(o['open-statement-from']),
+      }),
+  },
+  'accounts list': {
+    args: ['<supplier>'],
+    options: { after: { type: 'string' }, limit: { type: 'string' } },
+    optionsUsage: '[--after <external_account_number>] [--limit <1-1000, default 100>]',
+    description: "One page of a supplier's accounts by external account number; page on with --after.",
+    run: (db, [import_supplier], o) => listAccounts(db, { import_supplier, after: str(o.after), limit: str(o.limit) }),
+  },
+  'accounts show': {
+    args: ['<supplier>', '<external_account_number>'],
+    description: 'Show one account: state, platform account, statement periods, counts of imported data.',
+    run: (db, args) => showAccount(db, ref(args)),
+  },
+};
+
+class UsageError extends Error {}
+
+function usage(name: string, c: Command): string {
+  return ['admin', name, ...c.args, c.optionsUsage ?? ''].filter(Boolean).join(' ');
+}
+
+function help() {
+  return {
+    usage: 'npm run --silent admin -- <command> [arguments] [options]',
+    commands: [
+      { command: 'admin help', description: 'This list.' },
+      ...Object.entries(COMMANDS).map(([name, c]) => ({ command: usage(name, c), description: c.description })),
+    ],
+  };
+}
+
+function parseCommandLine(argv: string[]): { name: string; command: Command; args: string[]; values: Values } {
+  const name = [argv.slice(0, 2).join(' '), argv[0] ?? ''].find((n) => COMMANDS[n]);
+  if (!name) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; run \`admin help\` for the list`);
+  const command = COMMANDS[name]!;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv.slice(name.split(' ').length),
+      options: command.options ?? {},
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nusage: ${usage(name, command)}`);
+  }
+  const variadic = command.args.some((a) => a.endsWith('...'));
+  const count = parsed.positionals.length;
+  if (count < command.args.length || (!variadic && count > command.args.length)) {
+    throw new UsageError(`expected ${command.args.join(', ') || 'no arguments'}, got ${count} argument(s)\nusage: ${usage(name, command)}`);
+  }
+  return { name, command, args: parsed.positionals, values: parsed.values };
+}
+
+function errorLines(err: unknown): string {
+  if (err instanceof ValidationError) return err.errors.map((e) => `${e.attr}: ${e.detail} [${e.code}]`).join('\n');
+  if (err instanceof AppError) return `${err.message} [${err.code}]`;
+  return (err as Error).message;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+    process.stdout.write(`${JSON.stringify(help(), null, 2)}\n`);
+    return 0;
+  }
+  let cli;
+  try {
+    cli = parseCommandLine(argv);
+  } catch (err) {
+    process.stderr.write(`admin: ${(err as Error).message}\n`);
+    return 2;
+  }
+  let db: Database | undefined;
+  try {
+    const config = loadConfig();
+    await checkPostgres(config.DATABASE_URL);
+    await migrate(config.DATABASE_URL);
+    db = createDatabase({ ...config, DB_POOL_SIZE: 2 });
+    const result = await cli.command.run(db, cli.args, cli.values);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const lines = errorLines(err).split('\n');
+    process.stderr.write(lines.map((l) => `admin ${cli.name}: ${l}\n`).join(''));
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+// Exit as soon as the output is flushed and the pool is closed, rather than waiting ~0.5 s for
+// PostgreSQL to close sockets that are already ended.
+void main(process.argv.slice(2)).then((code) => {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+});
