@@ -128,7 +128,7 @@ describe('obtainToken', () => {
     const key = await createApiKey(app.db, { organisation: `org-${tenant.supplier.replace('SUPPLIER_', '')}` });
     expect(issued(await obtainToken(app.baseUrl, { APIKey: key.api_key })).payload.org).toBe(organisationId);
     await revokeApiKey(app.db, { id: key.id });
-    const tokensBefore = await app.db.prisma.refreshToken.count();
+    const tokensBefore = await app.db.prisma.refreshToken.count({ where: { organisationId } });
 
     const revoked = await obtainToken(app.baseUrl, { APIKey: key.api_key });
     const unknown = await obtainToken(app.baseUrl, { APIKey: `dik_${'n'.repeat(40)}` });
@@ -136,6 +136,6 @@ describe('obtainToken', () => {
     expect(errorOf(revoked)).toBe('invalid_api_key');
     expect(revoked.status).toBe(unknown.status);
     expect(revoked.body).toEqual(unknown.body);
-    expect(await app.db.prisma.refreshToken.count()).toBe(tokensBefore);
+    expect(await app.db.prisma.refreshToken.count({ where: { organisationId } })).toBe(tokensBefore);
   });
 });
