@@ -311,11 +311,9 @@ describe('migrate()', () => {
     ]);
   });
 
-  // Known bug, reported: two runners (API and worker starting together) on a database that does not
-  // exist yet race in ensureDatabase(), and the loser's CREATE DATABASE fails with 23505 (unique
-  // violation on pg_database_datname_index), which prisma/migrate.ts does not treat like 42P04.
-  // When that is fixed this test starts failing: turn `it.failing` into `it`.
-  it.failing('lets two runners start together on a database that does not exist yet', async () => {
+  // API and worker starting together on a fresh database both try to create it; the loser's CREATE
+  // DATABASE fails with 42P04 or, when both race on the catalog, 23505.
+  it('lets two runners start together on a database that does not exist yet', async () => {
     const fresh = `${name}_race`;
     try {
       const outcomes = await Promise.allSettled([migrate(urlOf(fresh)), migrate(urlOf(fresh))]);
