@@ -1,0 +1,71 @@
+// Sign-in and sign-out. A failed sign-in says only that it failed: never whether the username
+// exists or the account is disabled.
+import express, { Router, type Request, type Response } from 'express';
+import type { Logger } from '../../shared/platform/logger';
+import { signIn } from '../../shared/staff/staff.use-cases';
+import type { StaffRoleName } from '../../shared/staff/staff.schemas';
+import { csrfToken, isCsrfValid, requireCsrf } from './csrf';
+import { loginRateLimit } from './login-rate-limit';
+import { endStaffSession, markAnonymousSession, sessionCookieName, startStaffSession, type SessionDeps } from './session';
+import type { StaffConfig } from './staff.config';
+import { loginPage, logoutPage } from './views/login.view';
+
+const HOME: Record<StaffRoleName, string> = { operator: '/admin/queues', support: '/support/' };
+const FAILED = 'Sign-in failed. Check the username and password; if they are right, ask an operator whether your account is active.';
+
+/** Only paths of the staff pages themselves: never another origin (`//evil`) or the API. */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length > 2000) return undefined;
+  return /^\/(support\/|admin\/queues(\/|$|\?))[^\\\s]*$/.test(next) && !next.includes('//') ? next : undefined;
+}
+
+export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: StaffConfig & { QUEUE_PREFIX: string }): Router {
+  const router = Router();
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
+  const now = () => (deps.now ?? (() => new Date()))();
+
+  function showLogin(req: Request, res: Response, status: number, extra: { error?: string; username?: string } = {}) {
+    markAnonymousSession(req);
+    res.status(status).type('html').send(loginPage({ csrfToken: csrfToken(req), next: safeNext(req.body?.next ?? req.query.next), ...extra }));
+  }
+
+  const tooMany = (req: Request, res: Response) =>
+    showLogin(req, res, 429, { error: 'Too many failed sign-ins from this address. Wait a minute, then try again.' });
+
+  router.get('/login', (req, res) => {
+    if (req.staff) return res.redirect(303, HOME[req.staff.role]);
+    showLogin(req, res, 200);
+  });
+
+  router.post('/login', loginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perMinute: c.STAFF_LOGIN_RATE_LIMIT_PER_MINUTE }, tooMany), form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (!isCsrfValid(req)) {
+      return showLogin(req, res, 403, { error: 'The sign-in form had expired. Please sign in again.' });
+    }
+    const staff = await signIn(deps.db, body, now());
+    if (!staff) {
+      deps.logger.warn({ ip: req.ip }, 'staff sign-in failed');
+      return showLogin(req, res, 401, { error: FAILED, username: typeof body.username === 'string' ? body.username : undefined });
+    }
+    await startStaffSession(req, staff, now());
+    deps.logger.info({ staff: staff.username, role: staff.role }, 'staff signed in');
+    res.redirect(303, safeNext(body.next) ?? HOME[staff.role]);
+  });
+
+  router.get('/logout', (req, res) => {
+    if (!req.staff) return res.redirect(303, '/login');
+    res.type('html').send(logoutPage({ staff: req.staff, csrfToken: csrfToken(req) }));
+  });
+
+  // Without a live session there is nothing to end (and no token to check).
+  const signedIn: express.RequestHandler = (req, res, next) => (req.staff ? next() : res.redirect(303, '/login'));
+
+  router.post('/logout', form, signedIn, requireCsrf(), async (req, res) => {
+    deps.logger.info({ staff: req.staff?.username }, 'staff signed out');
+    await endStaffSession(req);
+    res.clearCookie(sessionCookieName(c), { path: '/' });
+    res.redirect(303, '/login');
+  });
+
+  return router;
+}

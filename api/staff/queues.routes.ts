@@ -1,0 +1,80 @@
+// The queue dashboard (bull-board) at /admin/queues, over every queue of the job catalog. Operators get
+// a board that can act on jobs, support staff a read-only one; either way job data and return values
+// pass through the redaction in shared/staff/job-redaction.ts, and the UI's assets come from the
+// @bull-board/ui package (the page's Google-Fonts link is blocked by the CSP: no CDN is contacted).
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { Router, type Express, type RequestHandler } from 'express';
+import { AppError } from '../../shared/platform/errors';
+import { JOBS, type JobKey, type JobQueues } from '../../shared/platform/jobs';
+import type { Logger } from '../../shared/platform/logger';
+import { redactJobValue } from '../../shared/staff/job-redaction';
+import type { StaffRoleName } from '../../shared/staff/staff.schemas';
+import { exposeCsrfCookie, requireCsrf } from './csrf';
+import { queueAccess } from './queue-actions';
+import { requireStaff, staffOf } from './session';
+
+export const BOARD_PATH = '/admin/queues';
+
+function createBoard(queues: JobQueues, readOnlyMode: boolean): Express {
+  const adapter = new ExpressAdapter().setBasePath(BOARD_PATH);
+  // One adapter per queue (several job kinds may share a queue).
+  const keys = [...new Map((Object.keys(JOBS) as JobKey[]).map((k) => [JOBS[k].queue, k])).values()];
+  const boardQueues = keys.map((key) => {
+    const queue = new BullMQAdapter(queues.queue(key), { readOnlyMode });
+    queue.setFormatter('data', (data) => redactJobValue(data));
+    queue.setFormatter('returnValue', (value) => redactJobValue(value));
+    return queue;
+  });
+  createBullBoard({
+    queues: boardQueues,
+    serverAdapter: adapter,
+    options: {
+      uiConfig: {
+        boardTitle: readOnlyMode ? 'Queues (read-only)' : 'Queues',
+        hideDocsLink: true,
+        miscLinks: [
+          { text: 'Support page', url: '/support/' },
+          { text: 'Sign out', url: '/logout' },
+        ],
+      },
+    },
+  });
+  const app = adapter.getRouter() as Express;
+  app.disable('x-powered-by');
+  return app;
+}
+
+function guardActions(logger: Logger): RequestHandler {
+  return (req, _res, next) => {
+    const staff = staffOf(req);
+    const access = queueAccess(staff.role, req.method, req.path);
+    if (access === 'role_forbidden') {
+      throw new AppError(403, 'staff_role_forbidden', 'Support staff see the queues read-only; ask an operator.');
+    }
+    if (access === 'action_forbidden') {
+      throw new AppError(403, 'staff_action_forbidden', 'This dashboard action is not allowed here: only retry, promote, clean, pause and resume.');
+    }
+    if (access === 'allowed') logger.info({ staff: staff.username, action: `${req.method} ${req.path}` }, 'staff queue action');
+    next();
+  };
+}
+
+export function queueRoutes(deps: { queues: JobQueues; logger: Logger }, secure: boolean | 'auto'): Router {
+  const boards: Record<StaffRoleName, Express> = {
+    operator: createBoard(deps.queues, false),
+    support: createBoard(deps.queues, true),
+  };
+  const router = Router();
+  router.use(BOARD_PATH, requireStaff(), exposeCsrfCookie(secure), requireCsrf(), guardActions(deps.logger));
+  for (const role of Object.keys(boards) as StaffRoleName[]) {
+    // Each board is mounted as a sub-app (so Express restores the request afterwards) behind a
+    // router that steps aside for the other role.
+    const forRole = Router();
+    forRole.use((req, _res, next) => next(staffOf(req).role === role ? undefined : 'router'));
+    forRole.use(boards[role]);
+    router.use(BOARD_PATH, forRole);
+  }
+  return router;
+}

@@ -1,0 +1,34 @@
+// Server-rendered HTML with escaping by default: every value interpolated into html`…` is escaped
+// unless it is itself html`…` output. Attribute values in templates are always double-quoted.
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  return new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]) : ''), ''));
+}
+
+/** A same-site URL: path segments and query values percent-encoded (then escaped where interpolated). */
+export function href(path: string, query: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+export const segment = encodeURIComponent;
