@@ -1,7 +1,36 @@
-// POST /v1/data-import/transactions/create/ (to be implemented)
-import { Router } from 'express';
+// POST /v1/data-import/transactions/create/: checked here (400s and 404s never queue), imported by
+// the worker (worker/processors/transactions.processor.ts); the answer is the one the worker stored.
+import { Router, type ErrorRequestHandler } from 'express';
+import { TransactionImportError } from '../../shared/transactions/transaction.errors';
+import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
+import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../server';
 
-export function transactionRoutes(_deps: AppDeps): Router {
-  return Router();
+export function transactionRoutes(deps: AppDeps): Router {
+  const router = Router();
+  const { db, queued, config } = deps;
+
+  router.post('/transactions/create/', async (req, res) => {
+    const { organisationId } = callerOf(req);
+    const outcome = await requestTransactionImport(
+      { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
+      { organisationId, idempotencyKey: req.get('idempotency-key'), query: req.query, body: req.body },
+    );
+    res.status(outcome.status).json(outcome.body);
+  });
+
+  router.use(renderTransactionImportError);
+  return router;
 }
+
+/**
+ * This endpoint's 400 body is not the standardized one (spec: Errors → rule 3), and the shared error
+ * middleware renders only that; every other error goes on to it.
+ */
+const renderTransactionImportError: ErrorRequestHandler = (err, _req, res, next) => {
+  if (!(err instanceof TransactionImportError)) {
+    next(err);
+    return;
+  }
+  res.status(err.status).json(err.toBody());
+};

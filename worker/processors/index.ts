@@ -5,6 +5,7 @@ import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { JOBS } from '../../shared/platform/jobs';
 import { processPaymentInstruction } from './payment-instructions.processor';
+import { processTransactionImport } from './transactions.processor';
 
 export interface WorkerContext {
   config: Config;
@@ -16,4 +17,5 @@ export type Processor = (job: Job, ctx: WorkerContext) => Promise<void>;
 
 export const PROCESSORS: Record<string, Processor> = {
   [JOBS.createPaymentInstruction.queue]: processPaymentInstruction,
+  [JOBS.importTransactions.queue]: processTransactionImport,
 };

@@ -1,0 +1,112 @@
+// Deciding, before anything is written, what an import does with each transaction: skip it (already
+// on the account), add it on its own date, add it moved into the open statement period, or reject
+// the whole request (outside the period without force, or no open period at all).
+import { describePeriod, nearestDayWithin } from './statement-period';
+import { toTransactionData, type TransactionData } from './transaction-data';
+import { TransactionImportError } from './transaction.errors';
+import type { LockedAccount, NewTransaction, OpenPeriod } from './transaction.repository';
+import type { TransactionInput } from './transaction.schemas';
+
+export interface PlannedTransaction {
+  transaction: TransactionInput;
+  data: TransactionData;
+  add: boolean;
+  /** The date it is stored with: the submitted one, or the nearest day of the open period. */
+  date: string;
+}
+
+export function planImport(
+  transactions: TransactionInput[],
+  existing: Set<string>,
+  account: LockedAccount,
+  force: boolean,
+): PlannedTransaction[] | TransactionImportError {
+  const planned: PlannedTransaction[] = [];
+  for (const [index, transaction] of transactions.entries()) {
+    const data = toTransactionData(transaction);
+    const submittedDate = transaction.transaction_date;
+    // Skipped transactions are not held to the period: a retry after the period rolled over still passes.
+    if (existing.has(transaction.transaction_id)) {
+      planned.push({ transaction, data, add: false, date: submittedDate });
+      continue;
+    }
+    const period = account.openPeriod;
+    if (!period) return noOpenPeriod(index, data, account);
+    const date = nearestDayWithin(period, submittedDate);
+    if (date !== submittedDate && !force) return outsidePeriod(index, data, account, period);
+    planned.push({ transaction, data, add: true, date });
+  }
+  return planned;
+}
+
+export function isMoved(p: PlannedTransaction): boolean {
+  return p.add && p.date !== p.transaction.transaction_date;
+}
+
+export function toNewTransaction(p: PlannedTransaction, period: OpenPeriod | null): NewTransaction {
+  const { transaction: t, data } = p;
+  const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : null);
+  const moved = isMoved(p);
+  return {
+    transactionId: t.transaction_id,
+    transactionDate: p.date,
+    originalDate: moved ? t.transaction_date : null,
+    amount: t.amount.toFixed(),
+    type: t.type,
+    reason: text('reason'),
+    displayNote: text('display_note'),
+    note: text('note'),
+    reference: text('reference'),
+    paymentType: text('payment_type'),
+    productCode: text('product_code'),
+    lineItems: data.line_items ?? null,
+    taxItems: data.tax_items ?? null,
+    description:
+      moved && period
+        ? `Transaction date moved from ${t.transaction_date} to ${p.date}: the original date is outside ` +
+          `the open statement period ${describePeriod(period)}.`
+        : null,
+    submitted: data,
+  };
+}
+
+/** The body of the one pinned note that tells support staff which dates a request moved. */
+export function movedNoteBody(moved: PlannedTransaction[], period: OpenPeriod): string {
+  const lines = moved.map(
+    (p) =>
+      `- transaction ${p.transaction.transaction_id} (${p.transaction.type} ${String(p.data.amount)}): ` +
+      `moved from ${p.transaction.transaction_date} to ${p.date}`,
+  );
+  return [
+    `Imported transactions dated outside the open statement period ${describePeriod(period)} were moved into it:`,
+    ...lines,
+  ].join('\n');
+}
+
+function outsidePeriod(
+  index: number,
+  data: TransactionData,
+  account: LockedAccount,
+  period: OpenPeriod,
+): TransactionImportError {
+  const detail =
+    `${String(data.transaction_date)} of ${String(data.type)} transaction "${String(data.transaction_id)}" ` +
+    `of ${String(data.amount)} is not within the open statement period ${describePeriod(period)} of account ` +
+    `${account.platformAccountNumber}. Send it with force_add_to_current_statement=true to move it into the period.`;
+  return new TransactionImportError(
+    data,
+    [{ attr: `transactions.${index}.transaction_date`, code: 'transaction_outside_open_statement_period', detail }],
+    detail,
+  );
+}
+
+function noOpenPeriod(index: number, data: TransactionData, account: LockedAccount): TransactionImportError {
+  const detail =
+    `Account ${account.platformAccountNumber} has no open statement period to add ` +
+    `transaction "${String(data.transaction_id)}" to.`;
+  return new TransactionImportError(
+    data,
+    [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }],
+    detail,
+  );
+}

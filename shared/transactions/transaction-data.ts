@@ -1,0 +1,21 @@
+// `transaction_data`: a checked transaction as responses echo it and as it is stored (`submitted`).
+// Decimals become strings with at least two places and every submitted digit; dates stay as sent;
+// fields the schemas do not know are not echoed.
+import Decimal from 'decimal.js';
+import { formatMoney } from '../platform/fields';
+import type { TransactionInput } from './transaction.schemas';
+
+export type TransactionData = Record<string, unknown>;
+
+export function toTransactionData(t: TransactionInput): TransactionData {
+  return toJson(t) as TransactionData;
+}
+
+function toJson(value: unknown): unknown {
+  if (Decimal.isDecimal(value)) return formatMoney(value);
+  if (Array.isArray(value)) return value.map(toJson);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
+  }
+  return value;
+}

@@ -1,0 +1,35 @@
+// The transactions endpoint's own 400 body (spec: Endpoints → transactions/create): it names the
+// first failing transaction instead of listing every field error of the request.
+import { AppError, type FieldError } from '../platform/errors';
+import type { QueuedRequestOutcome } from '../requests/queued-request';
+
+export interface TransactionImportErrorBody {
+  status: 'TRANSACTION_IMPORT_ERROR';
+  error_detail: string;
+  transaction_data: unknown;
+  errors: FieldError[];
+}
+
+export class TransactionImportError extends AppError {
+  constructor(
+    readonly transactionData: unknown,
+    readonly errors: FieldError[],
+    errorDetail: string,
+  ) {
+    super(400, 'transaction_import_error', errorDetail);
+  }
+
+  toBody(): TransactionImportErrorBody {
+    return {
+      status: 'TRANSACTION_IMPORT_ERROR',
+      error_detail: this.message,
+      transaction_data: this.transactionData,
+      errors: this.errors,
+    };
+  }
+
+  /** The stored answer of a request the worker rejects. */
+  toOutcome(): QueuedRequestOutcome {
+    return { status: this.status, body: this.toBody() };
+  }
+}

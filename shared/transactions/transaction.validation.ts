@@ -1,0 +1,110 @@
+// Turns a raw request into a checked import, or into the right 400. A broken envelope (account
+// reference, `transactions` itself, the query options, the header) gets the standardized validation
+// body; a bad transaction gets the endpoint's TRANSACTION_IMPORT_ERROR body naming the first one.
+// The API and the worker call the same function, so a job is judged by exactly the request's rules.
+import { z } from 'zod';
+import { ValidationError, type FieldError } from '../platform/errors';
+import { issueToFieldError } from '../platform/validation';
+import { TransactionImportError } from './transaction.errors';
+import {
+  IdempotencyKey,
+  ImportOptions,
+  TRANSACTION_TYPES,
+  TransactionsRequest,
+  type ImportOptionsData,
+  type TransactionsRequestData,
+} from './transaction.schemas';
+
+export interface TransactionImport {
+  options: ImportOptionsData;
+  request: TransactionsRequestData;
+}
+
+/**
+ * What an import job carries, and what the Idempotency-Key hash covers: the options as parsed (so
+ * `?force_add_to_current_statement=0` and `=false` are the same request) and the body as sent.
+ */
+export interface TransactionImportPayload {
+  options: ImportOptionsData;
+  request: unknown;
+}
+
+export function parseTransactionImport(
+  raw: { options: unknown; request: unknown },
+  limits: { maxItems?: number } = {},
+): TransactionImport {
+  const options = ImportOptions.safeParse(raw.options ?? {}, { reportInput: true });
+  const optionErrors = options.success ? [] : options.error.issues.map(issueToFieldError);
+  const tooMany = itemLimitError(raw.request, limits.maxItems);
+  if (tooMany) throw envelopeError([...optionErrors, tooMany]);
+
+  const request = TransactionsRequest.safeParse(raw.request, { reportInput: true });
+  const issues = request.success ? [] : request.error.issues;
+  const envelopeErrors = [...optionErrors, ...issues.filter((i) => itemIndex(i) === undefined).map(toFieldError)];
+  if (envelopeErrors.length > 0) throw envelopeError(envelopeErrors);
+  if (!request.success || !options.success) throw firstFailingTransaction(raw.request, issues);
+  return { options: options.data, request: request.data };
+}
+
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  const key = IdempotencyKey.safeParse(header);
+  if (!key.success) {
+    throw ValidationError.single(
+      'Idempotency-Key',
+      'invalid_idempotency_key',
+      'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+    );
+  }
+  return key.data;
+}
+
+function itemLimitError(request: unknown, maxItems: number | undefined): FieldError | undefined {
+  const items = (request as { transactions?: unknown } | null)?.transactions;
+  if (maxItems === undefined || !Array.isArray(items) || items.length <= maxItems) return undefined;
+  return { attr: 'transactions', code: 'max_length', detail: `Ensure this list has no more than ${maxItems} items.` };
+}
+
+function envelopeError(errors: FieldError[]): ValidationError {
+  const first = errors[0]!;
+  return new ValidationError(errors, `${first.attr}: ${first.detail}`);
+}
+
+/** Zero-based index of the transaction an issue belongs to; undefined for envelope issues. */
+function itemIndex(issue: z.core.$ZodIssue): number | undefined {
+  const [field, index] = issue.path;
+  return field === 'transactions' && typeof index === 'number' ? index : undefined;
+}
+
+function firstFailingTransaction(request: unknown, issues: z.core.$ZodIssue[]): TransactionImportError {
+  const index = Math.min(...issues.map((i) => itemIndex(i)!));
+  const errors = issues.filter((i) => itemIndex(i) === index).map(toFieldError);
+  const submitted = (request as { transactions: unknown[] }).transactions[index];
+  const id = (submitted as { transaction_id?: unknown } | null)?.transaction_id;
+  const named = typeof id === 'string' ? ` (transaction_id "${id}")` : '';
+  const first = errors[0]!;
+  return new TransactionImportError(
+    submitted,
+    errors,
+    `Transaction ${index}${named} failed validation: ${first.detail} (${first.attr})`,
+  );
+}
+
+/**
+ * As issueToFieldError, plus two union verdicts it words as a bare "invalid": the discriminated union's
+ * on `type`, and DecimalField's (number or string) on a missing or null value.
+ */
+function toFieldError(issue: z.core.$ZodIssue): FieldError {
+  if (issue.code !== 'invalid_union') return issueToFieldError(issue);
+  const attr = issue.path.map(String).join('.');
+  const input = (issue as { input?: unknown }).input;
+  const discriminated = (issue as { discriminator?: string }).discriminator === 'type';
+  const value = discriminated ? (input as { type?: unknown } | null)?.type : input;
+  if (value === undefined) return { attr, code: 'required', detail: 'This field is required.' };
+  if (value === null) return { attr, code: 'null', detail: 'This field may not be null.' };
+  if (!discriminated) return issueToFieldError(issue);
+  return {
+    attr,
+    code: 'invalid_choice',
+    detail: `"${String(value)}" is not a valid choice. Valid choices: ${TRANSACTION_TYPES.join(', ')}.`,
+  };
+}
