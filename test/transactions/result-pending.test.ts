@@ -1,0 +1,70 @@
+import { startWorkers, type RunningWorkers } from '../../worker/worker';
+import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import {
+  envelope,
+  importedAccount,
+  organisationOf,
+  payment,
+  postTransactions,
+  storedResults,
+  storedTransactions,
+} from './transactions.fixture';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('POST /v1/data-import/transactions/create/ when the workers are slower than the wait', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+  let workers: RunningWorkers | undefined;
+
+  beforeAll(async () => {
+    app = await startTestApp({ RESULT_WAIT_MS: '200' });
+    tenant = await createTenant(app);
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await app.close();
+  });
+
+  it('answers 503 result_pending with Retry-After, keeps the work queued, and replays the 201 to a retry with the same key', async () => {
+    const account = await importedAccount(app, tenant);
+    const body = envelope(tenant, account, [payment('slow')]);
+    const key = `pending-${account.external}`;
+
+    const pending = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+
+    expect(pending.status).toBe(503);
+    expect(pending.headers.get('retry-after')).toBe('2');
+    expect(pending.body).toEqual({ detail: expect.any(String) as unknown, code: 'result_pending' });
+    const [row] = await storedResults(app, organisationOf(tenant));
+    expect(row).toMatchObject({ idempotencyKey: key, httpStatus: null });
+    expect(await storedTransactions(app, account.accountId)).toEqual([]);
+
+    workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
+    await until('the queued request to finish', async () => {
+      const [done] = await storedResults(app, organisationOf(tenant));
+      return done?.httpStatus ?? undefined;
+    });
+    const retry = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+
+    expect(retry.status).toBe(201);
+    const rows = await storedTransactions(app, account.accountId);
+    expect(rows.map((r) => r.transactionId)).toEqual(['slow']);
+    expect(retry.body.results).toEqual([
+      {
+        status: 'TRANSACTION_ADDED_TO_ACCOUNT',
+        transaction_data: payment('slow', { amount: '71.00' }),
+        added_transaction_id: String(rows[0]!.id),
+      },
+    ]);
+    expect(await storedResults(app, organisationOf(tenant))).toHaveLength(1);
+  });
+});
