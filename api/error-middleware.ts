@@ -2,7 +2,7 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, ResultPendingError, ValidationError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, ResultPendingError, ValidationError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -30,6 +30,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     if (err instanceof ResultPendingError) {
       res.set('Retry-After', String(err.retryAfterSeconds));
+    }
+    if (err instanceof AuthenticationError) {
+      // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted.
+      res.set('WWW-Authenticate', 'Token');
     }
     if (err instanceof AppError) {
       res.status(err.status).json({ detail: err.message, code: err.code });

@@ -13,7 +13,11 @@ export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
       if (input === null) return { attr, code: 'null', detail: 'This field may not be null.' };
       return { attr, code: 'invalid', detail: `Expected ${issue.expected}.` };
     case 'too_small':
-      if (issue.origin === 'string') return { attr, code: 'blank', detail: 'This field may not be blank.' };
+      if (issue.origin === 'string') {
+        return input === ''
+          ? { attr, code: 'blank', detail: 'This field may not be blank.' }
+          : { attr, code: 'min_length', detail: `Ensure this field has at least ${String(issue.minimum)} characters.` };
+      }
       if (issue.origin === 'array') {
         return { attr, code: 'min_length', detail: `Ensure this list has at least ${String(issue.minimum)} items.` };
       }
