@@ -6,7 +6,7 @@ import type { RequestHandler, Request } from 'express';
 import session from 'express-session';
 import type { Redis } from 'ioredis';
 import type { Database } from '../../shared/platform/db';
-import { AuthenticationError } from '../../shared/platform/errors';
+import { AppError } from '../../shared/platform/errors';
 import { findSessionStaff, type StaffPrincipal } from '../../shared/staff/staff.use-cases';
 import { RedisSessionStore } from './redis-session-store';
 import type { StaffConfig } from './staff.config';
@@ -88,7 +88,8 @@ export function requireStaff(): RequestHandler {
       res.redirect(303, href('/login', { next: req.originalUrl }));
       return;
     }
-    throw new AuthenticationError('not_authenticated', 'Sign in on /login first.');
+    // Not an AuthenticationError: that one tells API clients to send `Authorization: Token`.
+    throw new AppError(401, 'not_authenticated', 'Sign in on /login first.');
   };
 }
 

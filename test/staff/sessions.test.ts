@@ -136,6 +136,7 @@ describe('staff sign-in and sessions', () => {
     expect(res.headers.get('location')).toBe('/login?next=%2Fsupport%2F');
     const api = await fetch(`${app.baseUrl}/admin/queues/api/queues`, { headers: { authorization }, redirect: 'manual' });
     expect(api.status).toBe(401);
+    expect(api.headers.get('www-authenticate')).toBeNull();
     expect(await api.json()).toEqual({ detail: expect.any(String), code: 'not_authenticated' });
   });
 
@@ -172,5 +173,29 @@ describe('staff sign-in rate limit', () => {
     expect(limited.text).toContain('Too many failed sign-ins');
     const elsewhere = await new StaffClient(app.baseUrl).login(user.username, user.password, {}, from('203.0.113.8'));
     expect(elsewhere.status).toBe(303);
+  });
+});
+
+describe('staff cookies behind TLS', () => {
+  let app: StaffTestApp;
+
+  beforeAll(async () => {
+    app = await startStaffApp({ STAFF_COOKIE_SECURE: 'true', TRUST_PROXY: 'loopback' });
+  });
+  afterAll(() => app.close());
+
+  it('marks the cookies Secure and gives the session cookie the __Host- prefix when STAFF_COOKIE_SECURE=true', async () => {
+    const user = await createStaff(app, 'operator');
+    const client = new StaffClient(app.baseUrl);
+    const https = { 'x-forwarded-proto': 'https' };
+    const _csrf = /name="_csrf" value="([^"]+)"/.exec((await client.get('/login', https)).text)![1]!;
+    const res = await client.send('POST', '/login', { form: { _csrf, username: user.username, password: user.password }, headers: https });
+    expect(res.status).toBe(303);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Host-staff_session='))!;
+    expect(cookie).toMatch(/; Path=\/;/);
+    expect(cookie).toMatch(/; Secure/);
+    expect(cookie).not.toMatch(/Domain=/);
+    const board = await client.get('/admin/queues', https);
+    expect(board.headers.getSetCookie().find((c) => c.startsWith('XSRF-TOKEN='))).toMatch(/; Secure/);
   });
 });
