@@ -2,7 +2,7 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, AuthenticationError, ResultPendingError, ValidationError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, ResultPendingError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -24,10 +24,6 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    if (err instanceof ValidationError) {
-      res.status(400).json({ detail: err.message, code: err.code, errors: err.errors });
-      return;
-    }
     if (err instanceof ResultPendingError) {
       res.set('Retry-After', String(err.retryAfterSeconds));
     }
@@ -36,7 +32,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.set('WWW-Authenticate', 'Token');
     }
     if (err instanceof AppError) {
-      res.status(err.status).json({ detail: err.message, code: err.code });
+      res.status(err.status).json(err.toBody());
       return;
     }
     const parserError = err as HttpParserError;

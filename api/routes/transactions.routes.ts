@@ -1,7 +1,6 @@
 // POST /v1/data-import/transactions/create/: checked here (400s and 404s never queue), imported by
 // the worker (worker/processors/transactions.processor.ts); the answer is the one the worker stored.
-import { Router, type ErrorRequestHandler } from 'express';
-import { TransactionImportError } from '../../shared/transactions/transaction.errors';
+import { Router } from 'express';
 import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../server';
@@ -19,18 +18,5 @@ export function transactionRoutes(deps: AppDeps): Router {
     res.status(outcome.status).json(outcome.body);
   });
 
-  router.use(renderTransactionImportError);
   return router;
 }
-
-/**
- * This endpoint's 400 body is not the standardized one (spec: Errors → rule 3), and the shared error
- * middleware renders only that; every other error goes on to it.
- */
-const renderTransactionImportError: ErrorRequestHandler = (err, _req, res, next) => {
-  if (!(err instanceof TransactionImportError)) {
-    next(err);
-    return;
-  }
-  res.status(err.status).json(err.toBody());
-};

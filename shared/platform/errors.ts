@@ -16,6 +16,11 @@ export class AppError extends Error {
     super(message);
     this.name = new.target.name;
   }
+
+  /** The JSON body callers receive. Subclasses with an endpoint-specific shape override it. */
+  toBody(): object {
+    return { detail: this.message, code: this.code };
+  }
 }
 
 /** 400 with the standardized body `{detail, code, errors: [{detail, code, attr}]}`. */
@@ -26,6 +31,10 @@ export class ValidationError extends AppError {
     code = 'invalid_input',
   ) {
     super(400, code, detail);
+  }
+
+  override toBody(): object {
+    return { detail: this.message, code: this.code, errors: this.errors };
   }
 
   static single(attr: string, code: string, detail: string): ValidationError {

@@ -19,7 +19,7 @@ export class TransactionImportError extends AppError {
     super(400, 'transaction_import_error', errorDetail);
   }
 
-  toBody(): TransactionImportErrorBody {
+  override toBody(): TransactionImportErrorBody {
     return {
       status: 'TRANSACTION_IMPORT_ERROR',
       error_detail: this.message,
