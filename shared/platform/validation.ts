@@ -7,10 +7,15 @@ import { ValidationError, type FieldError } from './errors';
 export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
   const attr = issue.path.map(String).join('.') || 'non_field_errors';
   const input = (issue as { input?: unknown }).input;
+  // However a field is typed (union, enum, literal), a missing or null one reads the same way.
+  if (input === undefined && (issue.code === 'invalid_union' || issue.code === 'invalid_type' || issue.code === 'invalid_value')) {
+    return { attr, code: 'required', detail: 'This field is required.' };
+  }
+  if (input === null && (issue.code === 'invalid_union' || issue.code === 'invalid_type' || issue.code === 'invalid_value')) {
+    return { attr, code: 'null', detail: 'This field may not be null.' };
+  }
   switch (issue.code) {
     case 'invalid_type':
-      if (input === undefined) return { attr, code: 'required', detail: 'This field is required.' };
-      if (input === null) return { attr, code: 'null', detail: 'This field may not be null.' };
       return { attr, code: 'invalid', detail: `Expected ${issue.expected}.` };
     case 'too_small':
       if (issue.origin === 'string') {
@@ -31,12 +36,10 @@ export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
       }
       return { attr, code: 'max_value', detail: `Ensure this value is at most ${String(issue.maximum)}.` };
     case 'invalid_value':
-      if (input === undefined) return { attr, code: 'required', detail: 'This field is required.' };
-      if (input === null) return { attr, code: 'null', detail: 'This field may not be null.' };
       return {
         attr,
         code: 'invalid_choice',
-        detail: `"${String(input)}" is not a valid choice. Valid choices: ${issue.values.map(String).join(', ')}.`,
+        detail: `"${String(input)}" is not a valid choice. Valid choices: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`,
       };
     case 'custom': {
       const code = (issue.params as { code?: string } | undefined)?.code ?? 'invalid';
