@@ -10,6 +10,7 @@ import type { Database } from '../platform/db';
 import { AppError, ConflictError, ResultPendingError } from '../platform/errors';
 import { currentRequestId } from '../platform/request-context';
 import { JOBS, type JobKey, type JobQueues, type QueuedRequestData } from '../platform/jobs';
+import { parseIdempotencyKey } from './idempotency-key';
 import * as repo from './request-result.repository';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -79,7 +80,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
     }
   }
 
-  async function enqueue<P>(req: SubmitRequest<P>, id: string): Promise<void> {
+  async function enqueue<P>(req: SubmitRequest<P>, id: string, replay: boolean): Promise<void> {
     const spec = JOBS[req.job];
     const data: QueuedRequestData<P> = {
       requestId: id,
@@ -88,8 +89,15 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
       accountId: req.accountId,
       payload: req.payload,
     };
+    const queue = deps.queues.queue(req.job);
+    // A job that failed without storing an answer (e.g. the database was gone on its last attempt)
+    // would make BullMQ ignore the re-add below for as long as the failed job is kept: clear it.
+    if (replay) {
+      const previous = await queue.getJob(id);
+      if (previous && (await previous.isFailed())) await previous.remove();
+    }
     // jobId = request id: adding the same request twice (a replay of a pending one) is a no-op in BullMQ.
-    await deps.queues.queue(req.job).add(spec.name, data, {
+    await queue.add(spec.name, data, {
       ...spec.options,
       jobId: id,
       removeOnComplete: { age: 3600, count: 10_000 },
@@ -100,7 +108,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
   return {
     async submit(req) {
       const bodyHash = hashRequest(req.endpoint, req.payload);
-      const key = req.idempotencyKey ?? null;
+      const key = parseIdempotencyKey(req.idempotencyKey) ?? null;
       let { created, result } = await repo.createOrFindPending(deps.db.prisma, {
         id: randomUUID(),
         organisationId: req.organisationId,
@@ -127,7 +135,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
       if (!created && result.httpStatus != null) return { status: result.httpStatus, body: result.body };
       try {
         // Also for a replayed pending request: re-adding recovers a job lost with Redis data.
-        await enqueue(req, result.id);
+        await enqueue(req, result.id, !created);
       } catch {
         if (created && key === null) await repo.deleteResult(deps.db.prisma, result.id).catch(() => undefined);
         throw new AppError(503, 'queue_unavailable', 'The work queue is unavailable. Retry the request as it is.');

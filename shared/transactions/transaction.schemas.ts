@@ -241,12 +241,6 @@ export const ImportOptions = z.object({
   force_add_to_current_statement: QueryBoolean(true),
 });
 
-/** Stripe's rule: at most 255 printable ASCII characters. */
-export const IdempotencyKey = z
-  .string()
-  .regex(/^[\x20-\x7e]{1,255}$/)
-  .optional();
-
 export type TransactionInput = z.output<typeof Transaction>;
 export type TransactionsRequestData = z.output<typeof TransactionsRequest>;
 export type ImportOptionsData = z.output<typeof ImportOptions>;

@@ -7,8 +7,8 @@ import { accountNotFound } from '../platform/errors';
 import type { QueuedRequestOutcome, QueuedRequests } from '../requests/queued-request';
 import { isMoved, movedNoteBody, planImport, toNewTransaction, type PlannedTransaction } from './import-plan';
 import * as repo from './transaction.repository';
+import { parseIdempotencyKey } from '../requests/idempotency-key';
 import {
-  parseIdempotencyKey,
   parseTransactionImport,
   type TransactionImport,
   type TransactionImportPayload,

@@ -7,7 +7,6 @@ import { ValidationError, type FieldError } from '../platform/errors';
 import { issueToFieldError } from '../platform/validation';
 import { TransactionImportError } from './transaction.errors';
 import {
-  IdempotencyKey,
   ImportOptions,
   TRANSACTION_TYPES,
   TransactionsRequest,
@@ -44,18 +43,6 @@ export function parseTransactionImport(
   if (envelopeErrors.length > 0) throw envelopeError(envelopeErrors);
   if (!request.success || !options.success) throw firstFailingTransaction(raw.request, issues);
   return { options: options.data, request: request.data };
-}
-
-export function parseIdempotencyKey(header: string | undefined): string | undefined {
-  const key = IdempotencyKey.safeParse(header);
-  if (!key.success) {
-    throw ValidationError.single(
-      'Idempotency-Key',
-      'invalid_idempotency_key',
-      'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
-    );
-  }
-  return key.data;
 }
 
 function itemLimitError(request: unknown, maxItems: number | undefined): FieldError | undefined {

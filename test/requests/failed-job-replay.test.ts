@@ -1,0 +1,81 @@
+import { UnrecoverableError, Worker } from 'bullmq';
+import { blockingConnection, JOBS } from '../../shared/platform/jobs';
+import { startWorkers, type RunningWorkers } from '../../worker/worker';
+import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import {
+  envelope,
+  importedAccount,
+  organisationOf,
+  payment,
+  postTransactions,
+  storedResults,
+  storedTransactions,
+} from '../transactions/transactions.fixture';
+
+describe('a queued request whose job failed without storing an answer', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+  let workers: RunningWorkers | undefined;
+
+  beforeAll(async () => {
+    app = await startTestApp({ RESULT_WAIT_MS: '300' });
+    tenant = await createTenant(app);
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await app.close();
+  });
+
+  it('is run again when the client retries with the same Idempotency-Key', async () => {
+    const account = await importedAccount(app, tenant);
+    const body = envelope(tenant, account, [payment('lost-1')]);
+    const key = `stuck-${account.external}`;
+
+    // A worker that dies on the job without completing the request row (its final attempt could not
+    // reach the database, say): the job ends failed, the row stays pending.
+    let failedJobId: string | undefined;
+    const failed = new Promise<void>((resolve) => {
+      const breaking = new Worker(
+        JOBS.importTransactions.queue,
+        async () => {
+          throw new UnrecoverableError('database unreachable on the last attempt');
+        },
+        { connection: blockingConnection(app.config), prefix: app.config.QUEUE_PREFIX },
+      );
+      breaking.on('failed', (job) => {
+        failedJobId = job?.id;
+        void breaking.close().then(resolve);
+      });
+    });
+    const first = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+    expect(first.status).toBe(503);
+    await failed;
+    const [row] = await storedResults(app, organisationOf(tenant));
+    expect(row).toMatchObject({ idempotencyKey: key, httpStatus: null });
+    expect(failedJobId).toBe(row!.id);
+
+    workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
+    const retry = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+
+    expect(retry.status).toBe(201);
+    expect(retry.body.results[0].status).toBe('TRANSACTION_ADDED_TO_ACCOUNT');
+    expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).toEqual(['lost-1']);
+  });
+
+  it('refuses an unusable Idempotency-Key before anything is stored', async () => {
+    const account = await importedAccount(app, tenant);
+    const res = await request(app.baseUrl, 'POST', '/v1/data-import/payment-instruction/create/', {
+      token: tenant.token,
+      headers: { 'idempotency-key': 'x'.repeat(256) },
+      body: {
+        import_supplier: tenant.supplier,
+        external_account_number: account.external,
+        vendor: 'STRIPE',
+        reference: 'pm_anything',
+        type: 'CARD',
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ attr: 'Idempotency-Key', code: 'invalid_idempotency_key', detail: expect.any(String) }]);
+  });
+});
