@@ -21,6 +21,14 @@ import { loadConfig } from '../shared/platform/config';
 import { createDatabase, type Database } from '../shared/platform/db';
 import { AppError, ValidationError } from '../shared/platform/errors';
 import { checkPostgres } from '../shared/platform/preflight';
+import { readPasswordFrom } from '../shared/staff/password';
+import {
+  createStaffUser,
+  disableStaffUser,
+  enableStaffUser,
+  listStaffUsers,
+  setStaffPassword,
+} from '../shared/staff/staff.use-cases';
 
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -36,6 +44,7 @@ interface Command {
 const str = (v: Values[string]) => (typeof v === 'string' ? v : undefined);
 const ref = ([import_supplier, external_account_number]: string[]) => ({ import_supplier, external_account_number });
 const setState = (state: string) => (db: Database, args: string[]) => putAccount(db, { ...ref(args), state });
+const stdinPassword = async (o: Values) => (o['password-stdin'] === true ? readPasswordFrom(process.stdin) : undefined);
 
 const COMMANDS: Record<string, Command> = {
   apply: {
@@ -149,6 +158,31 @@ const COMMANDS: Record<string, Command> = {
     description: 'Show one account: state, platform account, statement periods, counts of imported data.',
     run: (db, args) => showAccount(db, ref(args)),
   },
+  'staff create': {
+    args: ['<username>'],
+    options: { role: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    optionsUsage: '--role operator|support [--password-stdin]',
+    description: 'Create a staff user for /admin/queues and /support/; without --password-stdin a password is generated and printed this once.',
+    run: async (db, [username], o) => createStaffUser(db, { username, role: str(o.role), password: await stdinPassword(o) }),
+  },
+  'staff disable': {
+    args: ['<username>'],
+    description: "Disable a staff user; the user's sessions end at once.",
+    run: (db, [username]) => disableStaffUser(db, { username }),
+  },
+  'staff enable': {
+    args: ['<username>'],
+    description: 'Let a disabled staff user sign in again.',
+    run: (db, [username]) => enableStaffUser(db, { username }),
+  },
+  'staff set-password': {
+    args: ['<username>'],
+    options: { 'password-stdin': { type: 'boolean' } },
+    optionsUsage: '[--password-stdin]',
+    description: "Set a staff user's password (generated and printed this once unless --password-stdin); ends the user's sessions.",
+    run: async (db, [username], o) => setStaffPassword(db, { username, password: await stdinPassword(o) }),
+  },
+  'staff list': { args: [], description: 'List staff users and their roles (never passwords).', run: (db) => listStaffUsers(db) },
 };
 
 class UsageError extends Error {}
