@@ -63,7 +63,8 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: StaffConf
   router.post('/logout', form, signedIn, requireCsrf(), async (req, res) => {
     deps.logger.info({ staff: req.staff?.username }, 'staff signed out');
     await endStaffSession(req);
-    res.clearCookie(sessionCookieName(c), { path: '/' });
+    // Same attributes as the cookie itself: browsers ignore a __Host- cookie's removal without Secure.
+    res.clearCookie(sessionCookieName(c), { path: '/', httpOnly: true, sameSite: 'lax', secure: c.STAFF_COOKIE_SECURE === 'true' || req.secure });
     res.redirect(303, '/login');
   });
 

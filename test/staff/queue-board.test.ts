@@ -69,6 +69,7 @@ describe('queue dashboard at /admin/queues', () => {
     const page = await operator.get('/admin/queues');
     expect(page.status).toBe(200);
     expect(page.text).toContain('<base href="/admin/queues/"');
+    expect(page.headers.get('x-powered-by')).toBeNull();
     const csp = page.headers.get('content-security-policy')!;
     expect(csp).toMatch(/font-src 'self' data:/);
     expect(csp).toMatch(/style-src 'self' 'unsafe-inline'/);

@@ -184,7 +184,7 @@ describe('staff cookies behind TLS', () => {
   });
   afterAll(() => app.close());
 
-  it('marks the cookies Secure and gives the session cookie the __Host- prefix when STAFF_COOKIE_SECURE=true', async () => {
+  it('marks the cookies Secure and gives the session cookie the __Host- prefix when STAFF_COOKIE_SECURE=true, also when removing it', async () => {
     const user = await createStaff(app, 'operator');
     const client = new StaffClient(app.baseUrl);
     const https = { 'x-forwarded-proto': 'https' };
@@ -197,5 +197,8 @@ describe('staff cookies behind TLS', () => {
     expect(cookie).not.toMatch(/Domain=/);
     const board = await client.get('/admin/queues', https);
     expect(board.headers.getSetCookie().find((c) => c.startsWith('XSRF-TOKEN='))).toMatch(/; Secure/);
+    const token = /name="_csrf" value="([^"]+)"/.exec((await client.get('/support/', https)).text)![1]!;
+    const out = await client.send('POST', '/logout', { form: { _csrf: token }, headers: https });
+    expect(out.headers.getSetCookie().find((c) => c.startsWith('__Host-staff_session=;'))).toMatch(/Expires=Thu, 01 Jan 1970.*; Secure/);
   });
 });
