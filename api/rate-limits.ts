@@ -7,7 +7,7 @@ import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/platform/config';
 
-function store(redis: Redis, prefix: string): RedisStore {
+export function redisRateLimitStore(redis: Redis, prefix: string): RedisStore {
   return new RedisStore({
     prefix,
     sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
@@ -26,7 +26,7 @@ export function organisationRateLimit(redis: Redis, config: Config): RequestHand
     legacyHeaders: false,
     passOnStoreError: true,
     keyGenerator: (req) => String(req.caller?.organisationId ?? 'anonymous'),
-    store: store(redis, `${config.QUEUE_PREFIX}:rl:org:`),
+    store: redisRateLimitStore(redis, `${config.QUEUE_PREFIX}:rl:org:`),
     handler: tooMany,
   });
 }
@@ -39,7 +39,7 @@ export function tokenRateLimit(redis: Redis, config: Config): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
-    store: store(redis, `${config.QUEUE_PREFIX}:rl:token:`),
+    store: redisRateLimitStore(redis, `${config.QUEUE_PREFIX}:rl:token:`),
     handler: tooMany,
   });
 }

@@ -16,6 +16,7 @@ import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middl
 import { httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { healthRoutes } from './routes/health.routes';
+import { staffRoutes } from './staff';
 import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
@@ -49,6 +50,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogger(logger));
   app.use(httpMetrics(deps.metrics));
   app.use(healthRoutes(deps));
+  // Staff pages read only their session cookie; the data-import API below reads only Authorization.
+  app.use(staffRoutes(deps));
 
   const v1 = express.Router();
   v1.use(requireJsonBody());

@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../shared/platform/config';
+import { usesDevSessionSecret, type Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { JobQueues } from '../../shared/platform/jobs';
 import type { Logger } from '../../shared/platform/logger';
@@ -13,7 +13,6 @@ import { staffErrorPages } from './error-pages';
 import { loginRoutes } from './login.routes';
 import { BOARD_PATH, queueRoutes } from './queues.routes';
 import { loadStaff, requireStaff, secureCookies, staffSession } from './session';
-import { staffConfigOf, usesDevSessionSecret } from './staff.config';
 import { supportRoutes } from './support.routes';
 import { STYLESHEET_PATH } from './views/layout';
 import { STAFF_CSS } from './views/staff.css';
@@ -61,7 +60,7 @@ const boardHeaders = helmet.contentSecurityPolicy({
 });
 
 export function staffRoutes(deps: StaffDeps): Router {
-  const c = staffConfigOf(deps.config);
+  const c = deps.config;
   if (usesDevSessionSecret(c)) deps.logger.warn('SESSION_SECRET is the development default: set it outside development');
   const router = Router();
 

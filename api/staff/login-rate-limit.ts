@@ -5,7 +5,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { redisRateLimitStore } from '../rate-limits';
 
 export function loginRateLimit(
   redis: Redis,
@@ -19,10 +19,7 @@ export function loginRateLimit(
     legacyHeaders: false,
     skipSuccessfulRequests: true,
     keyGenerator: (req) => ipKeyGenerator(req.ip ?? 'unknown'),
-    store: new RedisStore({
-      prefix: `${opts.prefix}:rl:staff-login:`,
-      sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
-    }),
+    store: redisRateLimitStore(redis, `${opts.prefix}:rl:staff-login:`),
     handler: tooMany,
   });
 }

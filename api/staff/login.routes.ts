@@ -7,7 +7,7 @@ import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import { csrfToken, isCsrfValid, requireCsrf } from './csrf';
 import { loginRateLimit } from './login-rate-limit';
 import { endStaffSession, markAnonymousSession, sessionCookieName, startStaffSession, type SessionDeps } from './session';
-import type { StaffConfig } from './staff.config';
+import type { Config } from '../../shared/platform/config';
 import { loginPage, logoutPage } from './views/login.view';
 
 const HOME: Record<StaffRoleName, string> = { operator: '/admin/queues', support: '/support/' };
@@ -19,7 +19,7 @@ export function safeNext(next: unknown): string | undefined {
   return /^\/(support\/|admin\/queues(\/|$|\?))[^\\\s]*$/.test(next) && !next.includes('//') ? next : undefined;
 }
 
-export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: StaffConfig & { QUEUE_PREFIX: string }): Router {
+export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
   const now = () => (deps.now ?? (() => new Date()))();

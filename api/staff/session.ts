@@ -9,7 +9,7 @@ import type { Database } from '../../shared/platform/db';
 import { AppError } from '../../shared/platform/errors';
 import { findSessionStaff, type StaffPrincipal } from '../../shared/staff/staff.use-cases';
 import { RedisSessionStore } from './redis-session-store';
-import type { StaffConfig } from './staff.config';
+import type { Config } from '../../shared/platform/config';
 import { href } from './views/html';
 
 declare module 'express-session' {
@@ -31,7 +31,7 @@ export interface SessionDeps {
   now?: () => Date;
 }
 
-type Settings = StaffConfig & { QUEUE_PREFIX: string };
+type Settings = Config;
 
 // A session that only carries a sign-in form's CSRF token is short-lived.
 const ANONYMOUS_SESSION_MS = 15 * 60_000;

@@ -5,7 +5,7 @@ import * as repo from './account.repository';
 
 export type TransferStatus = 'UNKNOWN' | 'IN_PROGRESS' | 'COMPLETED';
 
-const STATUS_BY_STATE: Record<repo.ProcessStatusRow['state'], TransferStatus> = {
+export const STATUS_BY_STATE: Record<repo.ProcessStatusRow['state'], TransferStatus> = {
   STAGED: 'UNKNOWN',
   FAILED: 'UNKNOWN',
   IN_PROGRESS: 'IN_PROGRESS',

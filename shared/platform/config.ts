@@ -4,6 +4,7 @@
 import { z } from 'zod';
 
 const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
+const DEV_SESSION_SECRET = 'dev-only-session-secret-do-not-use-in-production';
 
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -33,6 +34,18 @@ export const ConfigSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // Bearer token for GET /metrics; unset closes the endpoint to tokens.
   METRICS_TOKEN: z.string().min(16).optional(),
+  // Signs the staff session cookie. To rotate it, move the old one to SESSION_SECRET_PREVIOUS: cookies
+  // signed with either are accepted, new ones are signed with SESSION_SECRET.
+  SESSION_SECRET: z.string().min(32).default(DEV_SESSION_SECRET),
+  SESSION_SECRET_PREVIOUS: z.string().min(32).optional(),
+  // Secure flag of the staff cookies: "auto" sets it when the request came over HTTPS (behind a proxy
+  // that needs TRUST_PROXY); "true" always (the cookie then takes the __Host- prefix); "false" never.
+  STAFF_COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+  // A staff session ends after this long without a request, and in any case this long after sign-in.
+  STAFF_SESSION_IDLE_SECONDS: z.coerce.number().int().positive().default(30 * 60),
+  STAFF_SESSION_MAX_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
+  // Failed staff sign-ins per client address per minute.
+  STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -49,4 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 export function usesDevTokenSecret(config: Config): boolean {
   return config.TOKEN_SECRET === DEV_TOKEN_SECRET;
+}
+
+export function usesDevSessionSecret(config: Pick<Config, 'SESSION_SECRET'>): boolean {
+  return config.SESSION_SECRET === DEV_SESSION_SECRET;
 }

@@ -1,14 +1,12 @@
 // The support page's questions: which suppliers exist, how far each migration has got, which
 // accounts are pending or imported, and what one account holds.
 import { streamProcessList } from '../accounts/account.repository';
+import { STATUS_BY_STATE } from '../accounts/account.use-cases';
 import type { Database } from '../platform/db';
 import { supplierNotFound } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
 import * as repo from './support.repository';
 import { AccountPageQuery, AccountSearchQuery, CsvQuery, SUPPORT_PAGE_SIZE } from './support.schemas';
-
-// The status endpoint's vocabulary (spec: "Account import status"); support also sees the state.
-const TRANSFER_STATUS = { STAGED: 'UNKNOWN', FAILED: 'UNKNOWN', IN_PROGRESS: 'IN_PROGRESS', IMPORTED: 'COMPLETED' } as const;
 
 export const listSuppliers = (db: Database) => repo.listSuppliers(db.prisma);
 
@@ -40,7 +38,7 @@ export async function accountsPage(db: Database, code: string, query: unknown) {
   return {
     supplier,
     list: q.list,
-    rows: rows.map((r) => ({ ...r, status: TRANSFER_STATUS[r.state] })),
+    rows: rows.map((r) => ({ ...r, status: STATUS_BY_STATE[r.state] })),
     previous: hasPrevious && first !== undefined ? first : undefined,
     next: hasNext && last !== undefined ? last : undefined,
   };
@@ -51,7 +49,7 @@ export async function findAccount(db: Database, code: string, query: unknown) {
   const { number } = parseOrThrow(AccountSearchQuery, query);
   const supplier = await findSupplier(db, code);
   const process = await repo.findAccountDetail(db.prisma, code, number);
-  return { supplier, number, found: process ? { ...process, status: TRANSFER_STATUS[process.state] } : undefined };
+  return { supplier, number, found: process ? { ...process, status: STATUS_BY_STATE[process.state] } : undefined };
 }
 
 /** Streams a list (the API's list columns) from a server-side cursor; the caller must release it. */

@@ -1,11 +1,8 @@
-// Starts the data-import app with the staff pages mounted beside it (as api/server.ts will mount
-// them), a controllable clock, and a small cookie-keeping HTTP client for staff sessions.
-import express from 'express';
+// Starts the app (staff pages included) with a controllable clock, and a small cookie-keeping HTTP
+// client for staff sessions.
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
 import { createApp } from '../../api/server';
-import { errorMiddleware } from '../../api/error-middleware';
-import { staffRoutes } from '../../api/staff';
 import { createJobQueues, type JobQueues } from '../../shared/platform/jobs';
 import { createMetrics } from '../../shared/platform/metrics';
 import { createRedis, untilReady } from '../../shared/platform/redis';
@@ -35,12 +32,7 @@ export async function startStaffApp(staffSettings: Record<string, string | numbe
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const deps = { ...t, config, redis, queues, queued, metrics: createMetrics(), now };
-  const outer = express();
-  // As createApp does, so the staff pages see the same client address.
-  if (config.TRUST_PROXY !== undefined) outer.set('trust proxy', config.TRUST_PROXY);
-  outer.use(staffRoutes(deps));
-  outer.use(createApp(deps));
-  outer.use(errorMiddleware(t.logger));
+  const outer = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
     const s = outer.listen(0, '127.0.0.1', () => resolve(s));
   });
