@@ -132,7 +132,13 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
           'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
         );
       }
-      if (!created && result.httpStatus != null) return { status: result.httpStatus, body: result.body };
+      if (!created && result.httpStatus != null) {
+        // A stored 5xx tells the client to retry as it is, so replaying it would answer that retry the
+        // same way for 24 h. It also means nothing was written (work and answer commit together), so
+        // the retry runs the request again; any other stored answer is final and replayed.
+        if (result.httpStatus < 500) return { status: result.httpStatus, body: result.body };
+        await repo.reopenRetryable(deps.db.prisma, result.id);
+      }
       try {
         // Also for a replayed pending request: re-adding recovers a job lost with Redis data.
         await enqueue(req, result.id, !created);

@@ -1,5 +1,5 @@
 // request_results: the stored outcome of every queued request (see shared/requests/queued-request.ts).
-import type { Prisma } from '../generated/prisma/client';
+import { Prisma } from '../generated/prisma/client';
 import type { DbClient } from '../platform/db';
 
 export interface StoredResult {
@@ -39,6 +39,17 @@ export async function findResult(db: DbClient, id: string): Promise<StoredResult
 /** Frees an idempotency key whose row is older than the replay window. */
 export async function expireIdempotencyKey(db: DbClient, id: string): Promise<void> {
   await db.requestResult.update({ where: { id }, data: { idempotencyKey: null } });
+}
+
+/**
+ * Makes a request whose stored answer is a 5xx ("retry as it is") pending again, so the retry runs it.
+ * A concurrent retry may have reopened (or even finished) it first: then this changes nothing.
+ */
+export async function reopenRetryable(db: DbClient, id: string): Promise<void> {
+  await db.requestResult.updateMany({
+    where: { id, httpStatus: { gte: 500 } },
+    data: { httpStatus: null, body: Prisma.DbNull, finishedAt: null },
+  });
 }
 
 export async function deleteResult(db: DbClient, id: string): Promise<void> {
