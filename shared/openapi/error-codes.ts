@@ -1,0 +1,219 @@
+// Every error code each operation can answer, by HTTP status, with when it happens. Collected from
+// the code that raises them (AppError subclasses, ValidationError.single, refinements' params.code,
+// api/error-middleware.ts, api/rate-limits.ts, the workers' stored answers); test/openapi checks
+// that every code literal in api/, shared/ and worker/ is listed somewhere here.
+
+/** status → code → when. */
+export type ErrorCatalogue = Record<number, Record<string, string>>;
+
+export interface OperationErrors {
+  statuses: ErrorCatalogue;
+  /** Codes that appear in `errors[].code` of a 400 body, with when. */
+  fieldCodes?: Record<string, string>;
+}
+
+const authenticated: ErrorCatalogue = {
+  401: {
+    not_authenticated: 'No `Authorization` header.',
+    authentication_failed: 'The header or the token is malformed, forged or signed for another service.',
+    token_expired: 'The token has expired: obtain a new one (a refresh token works).',
+  },
+  429: { rate_limited: "Over the organisation's requests per minute; wait for `Retry-After` seconds." },
+  500: { server_error: 'Unexpected error; the body carries an `error_id` to quote.' },
+};
+
+const jsonBody: ErrorCatalogue = {
+  400: { parse_error: 'The body is not valid JSON (`errors` is empty).' },
+  413: { request_too_large: 'The body is over the configured size limit.' },
+  415: { unsupported_media_type: 'The body is not `application/json`, or is in a charset or encoding the parser does not read.' },
+};
+
+const writable: ErrorCatalogue = {
+  400: {
+    invalid_input: 'One or more fields failed validation; see `errors`.',
+    import_supplier_migration_not_ongoing: "The import supplier's migration is Paused or Complete: it accepts no data.",
+  },
+  404: {
+    account_not_found:
+      'No imported account for `import_supplier` + `external_account_number` visible to the caller (staged only, wrong codes, or another organisation\'s).',
+  },
+};
+
+const queued: ErrorCatalogue = {
+  400: { invalid_idempotency_key: 'The `Idempotency-Key` header is not 1 to 255 printable ASCII characters.' },
+  422: { idempotency_key_reused: 'This `Idempotency-Key` was used in the last 24 h with a different request.' },
+  503: {
+    result_pending: 'The work is queued or running but did not finish within the wait; retry with the same `Idempotency-Key` after `Retry-After`.',
+    queue_unavailable: 'The work queue could not be reached; nothing was queued. Retry the request as it is.',
+  },
+};
+
+const fieldCodes: Record<string, string> = {
+  required: 'A required field is missing.',
+  null: 'A field is null that may not be.',
+  blank: 'A string is empty.',
+  invalid: 'Wrong type or format (dates, datetimes, numbers).',
+  invalid_choice: 'Not one of the allowed values.',
+  min_length: 'A string or list is too short.',
+  max_length: 'A string or list is too long (lists: more items than the per-request limit).',
+  min_value: 'A number is too small.',
+  max_value: 'A number is too large.',
+};
+
+const decimalCodes: Record<string, string> = {
+  max_digits: 'A decimal has more digits in total than its format allows.',
+  max_decimal_places: 'A decimal has more places after the point than its format allows.',
+  max_whole_digits: 'A decimal has more digits before the point than its format allows.',
+};
+
+function merge(...catalogues: ErrorCatalogue[]): ErrorCatalogue {
+  const merged: ErrorCatalogue = {};
+  for (const catalogue of catalogues) {
+    for (const [status, codes] of Object.entries(catalogue)) merged[Number(status)] = { ...merged[Number(status)], ...codes };
+  }
+  return merged;
+}
+
+export const ERRORS = {
+  notes: {
+    statuses: merge(writable, jsonBody, authenticated),
+    fieldCodes: {
+      ...fieldCodes,
+      note_body_or_document_path_not_found: 'A note has neither `body` nor a document path.',
+      note_unpin_at_earlier_than_creation_date: '`unpin_at` is earlier than the `created_at` sent.',
+      invalid_document_path: 'A document path is absolute, has `.`/`..`/empty segments, backslashes or control characters, or is over 1024 characters.',
+    },
+  },
+  statements: {
+    statuses: merge(
+      writable,
+      { 400: { historical_statement_already_exists: 'The account already has a statement with one of these `statement_id`s; nothing was stored.' } },
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: {
+      ...fieldCodes,
+      start_date_later_than_end_date: '`bill_period_to_date` is before `bill_period_from_date`.',
+      duplicate_statement_ids: 'A `statement_id` appears twice in the request.',
+      historical_statement_already_exists: 'The account already has this `statement_id`.',
+      invalid_document_path: '`statement_path` is not a valid relative path.',
+    },
+  },
+  transactions: {
+    statuses: merge(
+      {
+        400: {
+          invalid_input:
+            'The envelope failed validation (account reference, `transactions` missing, empty or too long, query options): standardized body.',
+          TRANSACTION_IMPORT_ERROR:
+            'A transaction failed validation, or the import refused it (outside the open statement period without force, no open period): the `TransactionImportError` body; nothing was imported.',
+          import_supplier_migration_not_ongoing: writable[400]!.import_supplier_migration_not_ongoing!,
+        },
+        404: writable[404]!,
+        500: { temporary_failure: 'The import failed on a temporary fault after every retry; nothing was imported. Retry as it is.' },
+      },
+      queued,
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: {
+      ...fieldCodes,
+      ...decimalCodes,
+      amount_must_be_positive: 'A PAYMENT or REPAYMENT amount is zero or negative.',
+      transaction_in_future: '`transaction_date` has not begun anywhere on Earth yet.',
+      duplicate_transaction_ids: 'A `transaction_id` appears twice in the request.',
+      start_date_later_than_end_date: 'A line item ends before it starts.',
+      incorrect_line_item_net_amount: '`net_amount` is not `price_per_unit` × `number_of_units` (rounded to its places, half either way).',
+      conflicting_rate_band_specification: 'A line item gives more than one of `rate_band`, `rate_specification_code`, `time_series_specification_code`.',
+      line_item_units_must_be_two_values: '`units` is not exactly the start and end readings.',
+      ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount:
+        "A SUPPLY_CHARGE's `amount` is not the sum of its line items' net amounts and its tax amounts.",
+      supply_point_identifier_required_for_rate_specification_code: 'A line item uses `rate_specification_code` without a `supply_point_identifier`.',
+      transaction_outside_open_statement_period: 'Dated outside the open statement period and `force_add_to_current_statement=false`.',
+      no_open_statement_period: 'The account has no open statement period to add to.',
+    },
+  },
+  paymentInstructions: {
+    statuses: merge(
+      writable,
+      {
+        400: {
+          account_already_has_active_instruction: 'The account already has another active instruction.',
+          payment_instruction_not_found_at_vendor: 'The vendor has no instruction with this reference. Do not retry as it is.',
+          payment_instruction_rejected_by_vendor: 'The vendor refused the reference. Do not retry as it is.',
+          payment_method_not_a_card: 'The vendor holds the reference, but not as a card.',
+          payment_method_not_attached: 'The card is not attached to a customer at the vendor, so it cannot be reused.',
+          payment_method_card_expired: 'The card has expired.',
+        },
+        500: {
+          vendor_unavailable: 'The vendor could not be reached, timed out or failed, on every retry. Retry the request as it is.',
+          instruction_changed: "The account's instructions changed while the request ran. Retry the request as it is.",
+        },
+      },
+      queued,
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: {
+      ...fieldCodes,
+      mutually_exclusive_field_required: 'Both `reference` and the deprecated `instruction_reference` were sent.',
+      ledger_code_does_not_exist: '`ledger_code` was sent; this service knows no ledger codes.',
+      account_already_has_active_instruction: 'Reported on `non_field_errors`.',
+      payment_instruction_not_found_at_vendor: 'Reported on `reference`.',
+      payment_instruction_rejected_by_vendor: 'Reported on `reference`.',
+      payment_method_not_a_card: 'Reported on `reference`.',
+      payment_method_not_attached: 'Reported on `reference`.',
+      payment_method_card_expired: 'Reported on `reference`.',
+    },
+  },
+  transferStatus: {
+    statuses: merge(
+      { 404: { account_not_found: 'No import process for this supplier and external account number visible to the caller.' } },
+      authenticated,
+    ),
+  },
+  processList: {
+    statuses: merge({ 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } }, authenticated),
+  },
+  obtainToken: {
+    statuses: merge(jsonBody, {
+      429: { rate_limited: 'Over the token requests per minute from this client address; wait for `Retry-After` seconds.' },
+      500: authenticated[500]!,
+    }),
+  },
+  metrics: {
+    statuses: { 401: { not_authenticated: 'No `Authorization: Bearer <METRICS_TOKEN>`, a wrong one, or no METRICS_TOKEN configured.' } },
+  },
+  none: { statuses: {} },
+} satisfies Record<string, OperationErrors>;
+
+/** Codes of `errors[].extensions.code` in obtainToken's GraphQL answers (HTTP 200). */
+export const GRAPHQL_ERROR_CODES: Record<string, string> = {
+  invalid_input: 'Not exactly one of `APIKey` and `refreshToken` was given.',
+  invalid_api_key: 'The API key is unknown, revoked or malformed (one answer for all three).',
+  invalid_refresh_token: 'The refresh token is unknown or revoked.',
+  refresh_token_reused: 'The refresh token was already used: every token issued from it is now revoked.',
+  refresh_token_expired: 'The refresh token has expired: sign in with the API key again.',
+  server_error: 'Unexpected error; nothing internal is disclosed.',
+};
+
+/** Codes any path can answer, whatever the operation. */
+export const GLOBAL_ERRORS: ErrorCatalogue = {
+  404: { route_not_found: 'No route for this method and path (paths end with `/`; the trailing slash is optional).' },
+};
+
+/** The operation description's table, and the `x-error-codes` extension (status → codes). */
+export function describeErrors(errors: OperationErrors): { table: string; extension: Record<string, string[]> } {
+  const rows = Object.entries(errors.statuses).flatMap(([status, codes]) =>
+    Object.entries(codes).map(([code, when]) => `| ${status} | \`${code}\` | ${when} |`),
+  );
+  const fieldRows = Object.entries(errors.fieldCodes ?? {}).map(([code, when]) => `| \`${code}\` | ${when} |`);
+  const table = [
+    rows.length ? ['**Error codes**', '', '| Status | Code | When |', '|---|---|---|', ...rows].join('\n') : '',
+    fieldRows.length ? ['**Field error codes** (`errors[].code`)', '', '| Code | When |', '|---|---|', ...fieldRows].join('\n') : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const extension = Object.fromEntries(Object.entries(errors.statuses).map(([status, codes]) => [status, Object.keys(codes)]));
+  return { table, extension };
+}

@@ -1,0 +1,278 @@
+// Request and response examples. Requests are the published contract's example payloads with the
+// import supplier ACME_ENERGY; responses are what the service answers to them (test/openapi posts
+// each request example to the running app and checks the answer against the documented schema).
+export const SUPPLIER = 'ACME_ENERGY';
+export const EXTERNAL_ACCOUNT = 'EXTERNAL-1234';
+
+const account = { import_supplier: SUPPLIER, external_account_number: EXTERNAL_ACCOUNT };
+
+export const notesRequest = {
+  ...account,
+  notes: [
+    { body: 'Some important pinned note.', is_pinned: true, unpin_at: '2020-06-01T12:00:00Z' },
+    {
+      created_at: '2020-02-01T12:00:00Z',
+      body: 'Some important note with an attachment.',
+      document_paths: [{ document_path: 'some/path/to/a/document.pdf' }],
+    },
+  ],
+};
+
+export const notesCreated = [
+  {
+    created_at: '2026-03-02T09:15:27Z',
+    body: 'Some important pinned note.',
+    status: 'NOTE_CREATION_SUCCESS',
+    is_pinned: true,
+    unpin_at: '2020-06-01T12:00:00Z',
+  },
+  {
+    created_at: '2020-02-01T12:00:00Z',
+    body: 'Some important note with an attachment.',
+    status: 'NOTE_CREATION_SUCCESS',
+    document_paths: [{ document_path: 'some/path/to/a/document.pdf' }],
+  },
+];
+
+export const statementsRequest = {
+  ...account,
+  statements: [
+    {
+      bill_period_from_date: '2022-01-01',
+      bill_period_to_date: '2022-01-31',
+      statement_id: '1',
+      issued_date: '2022-02-02',
+      number: '1',
+      gross_amount: 100,
+      statement_path: 'path/to/statement-1.pdf',
+    },
+  ],
+};
+
+const supplyCharge = {
+  transaction_id: '5',
+  transaction_date: '2019-10-01',
+  amount: 53.24,
+  type: 'SUPPLY_CHARGE',
+  display_note: 'Some customer facing note about the supply charge.',
+  product_code: 'SOME-PRODUCT-CODE-4321',
+  line_items: [
+    {
+      rate_band: 'CONSUMPTION_STANDARD',
+      start_date: '2019-10-01',
+      end_date: '2019-11-01',
+      number_of_units: 4.0,
+      net_amount: 44.0,
+      price_per_unit: 11.0,
+      units: [4.0, 8.0],
+    },
+  ],
+  tax_items: [{ amount: 9.24, tax_type: 'VAT', value_taxed: 44.0, rate: 0.21, unit_type: 'PROPORTION' }],
+};
+
+const simpleTransactions = [
+  {
+    transaction_id: '1',
+    transaction_date: '2019-10-01',
+    amount: 10.0,
+    type: 'CHARGE',
+    reason: 'IMPORTED_CHARGE',
+    display_note: 'Some customer facing note about the charge.',
+    note: 'Some internal note about the charge.',
+  },
+  {
+    transaction_id: '2',
+    transaction_date: '2019-10-01',
+    amount: 10.0,
+    type: 'CREDIT',
+    reason: 'IMPORTED_CREDIT',
+    display_note: 'Some customer facing note about the credit.',
+    note: 'Some internal note about the credit.',
+  },
+  {
+    transaction_id: '3',
+    transaction_date: '2019-10-01',
+    amount: 10.0,
+    type: 'PAYMENT',
+    reason: 'ACCOUNT_CHARGE_PAYMENT',
+    reference: 'payment-reference-1',
+    payment_type: 'DD_REGULAR_COLLECTION',
+    note: 'Some internal note about the payment.',
+  },
+  {
+    transaction_id: '4',
+    transaction_date: '2019-10-01',
+    amount: 10.0,
+    type: 'REPAYMENT',
+    reason: 'FULL_CREDIT_REFUND',
+    reference: 'repayment-reference-1',
+    payment_type: 'DIRECT_CREDIT',
+    note: 'Some internal note about the repayment.',
+  },
+];
+
+export const transactionsRequest = { ...account, transactions: [...simpleTransactions, supplyCharge] };
+
+export const transactionsCreated = {
+  results: [
+    ...simpleTransactions.map((t, i) => ({
+      status: 'TRANSACTION_ADDED_TO_ACCOUNT',
+      transaction_data: { ...t, amount: '10.00' },
+      added_transaction_id: String(101 + i),
+    })),
+    {
+      status: 'TRANSACTION_ADDED_TO_ACCOUNT',
+      transaction_data: {
+        ...supplyCharge,
+        amount: '53.24',
+        line_items: [
+          { ...supplyCharge.line_items[0], number_of_units: '4.00', net_amount: '44.00', price_per_unit: '11.00', units: ['4.00', '8.00'] },
+        ],
+        tax_items: [{ ...supplyCharge.tax_items[0], amount: '9.24', value_taxed: '44.00', rate: '0.21' }],
+      },
+      added_transaction_id: '105',
+    },
+  ],
+};
+
+export const transactionsAlreadyAdded = {
+  results: transactionsCreated.results.map(({ transaction_data }) => ({ status: 'TRANSACTION_ALREADY_EXISTS', transaction_data })),
+};
+
+const latePayment = {
+  transaction_id: '1',
+  transaction_date: '2019-09-28',
+  amount: '71.00',
+  type: 'PAYMENT',
+  reason: 'GENERAL_CREDIT',
+  reference: 'reference 1',
+  payment_type: 'DEBIT_CARD',
+};
+
+export const transactionOutsidePeriod = {
+  status: 'TRANSACTION_IMPORT_ERROR',
+  error_detail:
+    '2019-09-28 of PAYMENT transaction "1" of 71.00 is not within the open statement period 2019-10-01 - (no end date) (OPEN) of account ' +
+    'A-C90DC431. Send it with force_add_to_current_statement=true to move it into the period.',
+  transaction_data: latePayment,
+  errors: [
+    {
+      attr: 'transactions.0.transaction_date',
+      code: 'transaction_outside_open_statement_period',
+      detail:
+        '2019-09-28 of PAYMENT transaction "1" of 71.00 is not within the open statement period 2019-10-01 - (no end date) (OPEN) of account ' +
+        'A-C90DC431. Send it with force_add_to_current_statement=true to move it into the period.',
+    },
+  ],
+};
+
+export const transactionInvalid = {
+  status: 'TRANSACTION_IMPORT_ERROR',
+  error_detail: 'Transaction 0 (transaction_id "1") failed validation: Payments and repayments must be positive amounts. (transactions.0.amount)',
+  transaction_data: { ...latePayment, amount: -71 },
+  errors: [{ attr: 'transactions.0.amount', code: 'amount_must_be_positive', detail: 'Payments and repayments must be positive amounts.' }],
+};
+
+export const paymentInstructionRequest = { ...account, vendor: 'STRIPE', reference: 'THIS-IS-A-FAKE-REFERENCE', type: 'CARD' };
+
+export const paymentInstructionCreated = { platform_account_number: 'A-C90DC431', reference: 'THIS-IS-A-FAKE-REFERENCE' };
+
+export const obtainTokenQuery =
+  'mutation ObtainToken($input: ObtainTokenInput!) { obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }';
+
+export const obtainTokenWithApiKey = { query: obtainTokenQuery, variables: { input: { APIKey: 'YOUR-ORGANISATION-API-KEY' } } };
+export const obtainTokenWithRefreshToken = { query: obtainTokenQuery, variables: { input: { refreshToken: 'YOUR-REFRESH-TOKEN' } } };
+
+export const tokenObtained = {
+  data: {
+    obtainToken: {
+      token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJvcmciOjd9.c2lnbmF0dXJl',
+      payload: { sub: 'organisation:7', org: 7, iat: 1772442927, exp: 1772446527, iss: 'data-import-service', aud: 'data-import-api' },
+      refreshToken: 'rt_8Xb2mQ0ZcN4v7KfJ1pLwYs9e',
+      refreshExpiresIn: 1773047727,
+    },
+  },
+};
+
+export const tokenRefused = {
+  errors: [
+    { message: 'Invalid data.', locations: [{ line: 1, column: 51 }], path: ['obtainToken'], extensions: { code: 'invalid_api_key', errorType: 'VALIDATION' } },
+  ],
+  data: { obtainToken: null },
+};
+
+export const transferStatusCompleted = { status: 'COMPLETED', platform_account_number: 'A-12AB34CD' };
+export const transferStatusUnknown = { status: 'UNKNOWN', platform_account_number: '' };
+
+const pendingProcess = { external_account_number: '1234', platform_account_number: null, account_created_at: null };
+const importedProcess = { external_account_number: '5678', platform_account_number: 'A-56785678', account_created_at: '2020-01-01T12:00:00Z' };
+export const allProcesses = [pendingProcess, importedProcess];
+export const pendingProcesses = [pendingProcess];
+export const importedProcesses = [importedProcess];
+
+const fieldFailure = (attr: string, code: string, detail: string) => ({ detail: `${attr}: ${detail}`, code: 'invalid_input', errors: [{ detail, code, attr }] });
+
+/** A validation failure of each write, as its endpoint words it. */
+export const invalidInput = {
+  notes: fieldFailure('notes.0', 'note_body_or_document_path_not_found', 'A note must have a body or at least one document path.'),
+  statements: fieldFailure('statements.0.bill_period_to_date', 'start_date_later_than_end_date', 'bill_period_to_date must not be before bill_period_from_date.'),
+  transactions: fieldFailure('transactions', 'min_length', 'Ensure this list has at least 1 items.'),
+  paymentInstructions: fieldFailure('instruction_reference', 'mutually_exclusive_field_required', 'Send either reference or the deprecated instruction_reference, not both.'),
+};
+
+/** One example error body per code that has a fixed wording worth showing. */
+export const errorExamples = {
+  import_supplier_migration_not_ongoing: {
+    detail: `Migration for import supplier ${SUPPLIER} is Paused.`,
+    code: 'import_supplier_migration_not_ongoing',
+    errors: [
+      {
+        detail: `Migration for import supplier ${SUPPLIER} is Paused; it accepts no data.`,
+        code: 'import_supplier_migration_not_ongoing',
+        attr: 'import_supplier',
+      },
+    ],
+  },
+  parse_error: { detail: 'The request body is not valid JSON.', code: 'parse_error', errors: [] },
+  not_authenticated: { detail: 'Authentication credentials were not provided.', code: 'not_authenticated' },
+  token_expired: { detail: 'The token has expired. Obtain a new one.', code: 'token_expired' },
+  account_not_found: {
+    detail:
+      'Account not found. Check that the account has been imported (not just staged) and that the import_supplier and external_account_number are correct.',
+    code: 'account_not_found',
+  },
+  import_supplier_not_found: { detail: 'Import supplier not found.', code: 'import_supplier_not_found' },
+  request_too_large: { detail: 'The request body is too large.', code: 'request_too_large' },
+  unsupported_media_type: { detail: 'Request bodies must be sent as application/json.', code: 'unsupported_media_type' },
+  idempotency_key_reused: {
+    detail: 'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+    code: 'idempotency_key_reused',
+  },
+  rate_limited: { detail: 'Too many requests. Retry after the time in Retry-After.', code: 'rate_limited' },
+  server_error: { detail: 'An unexpected error occurred.', code: 'server_error', error_id: '6f1c2a9e-0b7d-4e3a-9c55-2f8d7e1b4a60' },
+  vendor_unavailable: { detail: 'Stripe is unavailable (503). Retry the request as it is.', code: 'vendor_unavailable' },
+  temporary_failure: {
+    detail: 'The transactions could not be imported because of a temporary failure. Retry the request as it is.',
+    code: 'temporary_failure',
+  },
+  result_pending: { detail: 'The request is still being processed. Retry it as it is.', code: 'result_pending' },
+  queue_unavailable: { detail: 'The work queue is unavailable. Retry the request as it is.', code: 'queue_unavailable' },
+  payment_instruction_not_found_at_vendor: {
+    detail: 'Stripe has no PaymentMethod with this reference.',
+    code: 'payment_instruction_not_found_at_vendor',
+    errors: [{ detail: 'Stripe has no PaymentMethod with this reference.', code: 'payment_instruction_not_found_at_vendor', attr: 'reference' }],
+  },
+  historical_statement_already_exists: {
+    detail: 'The account already has a historical statement with statement_id "1".',
+    code: 'historical_statement_already_exists',
+    errors: [
+      {
+        detail: 'The account already has a historical statement with statement_id "1".',
+        code: 'historical_statement_already_exists',
+        attr: 'statements.0.statement_id',
+      },
+    ],
+  },
+};
+
+export type ErrorExampleCode = keyof typeof errorExamples;

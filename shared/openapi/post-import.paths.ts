@@ -1,0 +1,159 @@
+// The four writes onto an imported account: notes and historical statements (answered in the
+// request), transactions and payment instructions (queued, answered with what the worker stored).
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { notesRequestSchema, NoteResult } from '../notes/note.schemas';
+import { CreatePaymentInstructionRequest } from '../payment-instructions/payment-instruction.schemas';
+import { statementsRequestSchema } from '../statements/statement.schemas';
+import { TransactionsRequest } from '../transactions/transaction.schemas';
+import { PaymentInstructionCreated, TransactionImportErrorBody, TransactionsCreated, ValidationErrorBody } from './bodies.schemas';
+import { ERRORS } from './error-codes';
+import * as ex from './examples';
+import { errorResponses, jsonRequest, jsonResponse, REQUEST_ID_HEADER, withErrorCodes } from './responses';
+import { annotate, named } from './schema-registry';
+import type { DocsConfig } from './docs-config';
+
+const TAG = 'Post account import';
+const SECURITY = [{ Token: [] }];
+
+/** Stripe's rule, as shared/requests/idempotency-key.ts checks it. */
+export const IdempotencyKeyHeader = annotate(
+  z
+    .string()
+    .regex(/^[\x20-\x7e]{1,255}$/)
+    .optional(),
+  {
+    description:
+      'Makes a retry safe: the same key with the same request within 24 h replays the stored answer (also after a 503 ' +
+      '`result_pending`); the same key with a different request is refused with 422. 1 to 255 printable ASCII characters.',
+    example: '4f8d1c2e-7a2b-4c55-9d1e-acme-0001',
+  },
+);
+
+const queryBoolean = (fallback: boolean, description: string) =>
+  annotate(z.boolean().optional(), { description: `${description} Also accepts \`1\`/\`0\`, in any case.`, default: fallback });
+
+export const ImportOptionsQuery = z.object({
+  check_previously_added: queryBoolean(true, 'Skip transactions whose `transaction_id` the account already has (`TRANSACTION_ALREADY_EXISTS`).'),
+  force_add_to_current_statement: queryBoolean(
+    true,
+    'Move a transaction dated outside the open statement period to its nearest day inside it (a description says so and a note is pinned to the account) instead of rejecting the request.',
+  ),
+});
+
+const queued = (waitMs: number) =>
+  `The work is queued and run by a worker under a per-account lock; the answer is the one the worker stored. ` +
+  `A request still unfinished after ${waitMs / 1000} s answers 503 \`result_pending\` and its work goes on: retry it with the same ` +
+  '`Idempotency-Key` to collect the answer.';
+
+export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsConfig): void {
+  const max = config.MAX_ITEMS_PER_REQUEST;
+  const statementsRequest = named('HistoricalStatementsRequest', statementsRequestSchema(max));
+  const created = (description: string) => `${description} Responses carry \`X-Request-Id\`.`;
+
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/data-import/notes/create/',
+    operationId: 'createNotes',
+    tags: [TAG],
+    summary: 'Add notes to an account',
+    ...withErrorCodes(
+      `Adds up to ${max} notes to an imported account in one transaction. A note is created only when the account has no ` +
+        'note with the same `body` (and the same `created_at`, when one is sent); otherwise it is reported as `NOTE_ALREADY_EXISTS`.',
+      ERRORS.notes,
+    ),
+    security: SECURITY,
+    request: { body: jsonRequest(named('NotesRequest', notesRequestSchema(max)), { contract: { summary: 'The published contract\'s example', value: ex.notesRequest } }) },
+    responses: {
+      201: jsonResponse(created('One item per submitted note, in order.'), z.array(NoteResult), { created: { value: ex.notesCreated } }, REQUEST_ID_HEADER),
+      ...errorResponses(ERRORS.notes, { 400: { examples: { invalid_input: { value: ex.invalidInput.notes } } } }),
+    },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/data-import/historical-statements/create/',
+    operationId: 'createHistoricalStatements',
+    tags: [TAG],
+    summary: 'Import historical PDF statements onto an account',
+    ...withErrorCodes(
+      `Stores up to ${max} statements, all or none: if the account already has any of the \`statement_id\`s, nothing is stored. ` +
+        'The PDFs are not uploaded here: `statement_path` points into object storage.',
+      ERRORS.statements,
+    ),
+    security: SECURITY,
+    request: { body: jsonRequest(statementsRequest, { contract: { summary: "The published contract's example", value: ex.statementsRequest } }) },
+    responses: {
+      201: jsonResponse(created('The validated request (unknown fields removed).'), statementsRequest, { created: { value: ex.statementsRequest } }, REQUEST_ID_HEADER),
+      ...errorResponses(ERRORS.statements, {
+        400: { examples: { invalid_input: { value: ex.invalidInput.statements } } },
+      }),
+    },
+  });
+
+  annotate(TransactionsRequest.shape.transactions, { maxItems: max });
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/data-import/transactions/create/',
+    operationId: 'createTransactions',
+    tags: [TAG],
+    summary: 'Import financial transactions to an account',
+    ...withErrorCodes(
+      `Imports 1 to ${max} transactions, all or nothing. A malformed envelope gets the standardized 400 body; a failing ` +
+        'transaction gets the `TRANSACTION_IMPORT_ERROR` body naming the first one. With `dry_run: true` everything is checked ' +
+        `and answered but nothing is written. ${queued(config.RESULT_WAIT_MS)}`,
+      ERRORS.transactions,
+    ),
+    security: SECURITY,
+    request: {
+      query: ImportOptionsQuery,
+      headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }),
+      body: jsonRequest(named('TransactionsRequest', TransactionsRequest), {
+        contract: { summary: "The published contract's example", value: ex.transactionsRequest },
+      }),
+    },
+    responses: {
+      201: jsonResponse(
+        created('One result per submitted transaction, in order.'),
+        TransactionsCreated,
+        { added: { value: ex.transactionsCreated }, alreadyAdded: { summary: 'The same request again', value: ex.transactionsAlreadyAdded } },
+        REQUEST_ID_HEADER,
+      ),
+      ...errorResponses(ERRORS.transactions, {
+        400: {
+          schema: z.union([ValidationErrorBody, TransactionImportErrorBody]),
+          examples: {
+            invalid_input: { summary: 'The envelope failed validation', value: ex.invalidInput.transactions },
+            TRANSACTION_IMPORT_ERROR: { summary: 'Outside the open statement period, force off', value: ex.transactionOutsidePeriod },
+            TRANSACTION_IMPORT_ERROR_validation: { summary: 'A transaction failed validation', value: ex.transactionInvalid },
+          },
+        },
+      }),
+    },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/v1/data-import/payment-instruction/create/',
+    operationId: 'createPaymentInstruction',
+    tags: [TAG],
+    summary: 'Create a payment instruction',
+    ...withErrorCodes(
+      'Verifies the instruction at the payment vendor (for STRIPE: the PaymentMethod must exist, be a card, be attached to a ' +
+        'customer and not be expired) and stores it. Sending the same vendor and reference again answers 201 without asking the ' +
+        `vendor. A 400 must not be retried as it is; a 500 should be. ${queued(config.RESULT_WAIT_MS)}`,
+      ERRORS.paymentInstructions,
+    ),
+    security: SECURITY,
+    request: {
+      headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }),
+      body: jsonRequest(named('PaymentInstructionRequest', CreatePaymentInstructionRequest), {
+        contract: { summary: "The published contract's example", value: ex.paymentInstructionRequest },
+      }),
+    },
+    responses: {
+      201: jsonResponse(created('Stored (or already stored).'), PaymentInstructionCreated, { created: { value: ex.paymentInstructionCreated } }, REQUEST_ID_HEADER),
+      ...errorResponses(ERRORS.paymentInstructions, { 400: { examples: { invalid_input: { value: ex.invalidInput.paymentInstructions } } } }),
+    },
+  });
+}
