@@ -15,6 +15,7 @@ import { authenticate } from './auth/authenticate';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
+import { docsRoutes } from './routes/docs.routes';
 import { healthRoutes } from './routes/health.routes';
 import { staffRoutes } from './staff';
 import { accountRoutes } from './routes/accounts.routes';
@@ -50,6 +51,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogger(logger));
   app.use(httpMetrics(deps.metrics));
   app.use(healthRoutes(deps));
+  // Public documentation: mounted before /v1, whose routers authenticate.
+  app.use(docsRoutes(config));
   // Staff pages read only their session cookie; the data-import API below reads only Authorization.
   app.use(staffRoutes(deps));
 

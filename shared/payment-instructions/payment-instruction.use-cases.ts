@@ -1,6 +1,7 @@
 // POST /v1/data-import/payment-instruction/create/ in two halves. The API validates, resolves the
 // account and queues; the worker asks the vendor (outside any transaction: a slow vendor must hold no
 // lock and no connection), then records the instruction and the answer in one transaction.
+import { parseIdempotencyKey } from '../requests/idempotency-key';
 import { resolveWritableAccount } from '../accounts/account.use-cases';
 import type { Database, DbClient } from '../platform/db';
 import { accountNotFound, AppError, TransientError, ValidationError } from '../platform/errors';
@@ -22,6 +23,8 @@ export async function requestPaymentInstruction(
   body: unknown,
   idempotencyKey: string | undefined,
 ): Promise<QueuedRequestOutcome> {
+  // Bad input of any kind answers 400 before the account is looked up (as on every endpoint).
+  const key = parseIdempotencyKey(idempotencyKey);
   const instruction = parseOrThrow(CreatePaymentInstructionRequest, body);
   const account = await resolveWritableAccount(deps.db, organisationId, instruction);
   return deps.queued.submit({
@@ -29,7 +32,7 @@ export async function requestPaymentInstruction(
     endpoint: 'payment-instruction/create',
     organisationId,
     accountId: account.accountId,
-    idempotencyKey,
+    idempotencyKey: key,
     payload: instruction,
   });
 }

@@ -1,44 +1,27 @@
-// GET /v1/data-import/openapi.json and GET /docs as a client and a browser see them. The router is
-// mounted the way api/server.ts mounts it: after helmet(), before the 404 handler.
-import express from 'express';
-import helmet from 'helmet';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// GET /v1/data-import/openapi.json and GET /docs as a client and a browser see them, on the real app.
 import { chromium, type Browser } from 'playwright-core';
-import { notFoundHandler } from '../../api/error-middleware';
-import { docsRoutes } from '../../api/routes/docs.routes';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
-import { request } from '../helpers/app';
-import { testConfig } from '../helpers/context';
+import { request, startTestApp, type TestApp } from '../helpers/app';
 import { operationsOf } from './openapi.helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 describe('the documentation endpoints', () => {
-  const config = testConfig();
-  let server: Server;
+  let app: TestApp;
   let baseUrl: string;
 
   beforeAll(async () => {
-    const app = express();
-    app.use(helmet());
-    app.use(docsRoutes(config));
-    app.use(notFoundHandler());
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    app = await startTestApp();
+    baseUrl = app.baseUrl;
   });
-  afterAll(async () => {
-    await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-  });
+  afterAll(() => app.close());
 
   it('serves the OpenAPI document as JSON without authentication', async () => {
     const res = await request(baseUrl, 'GET', '/v1/data-import/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(config))));
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(app.config))));
   });
 
   it('serves a page that references only its own assets, each of which loads', async () => {
@@ -107,7 +90,7 @@ describe('the documentation endpoints', () => {
       });`);
 
       await page.goto(`${baseUrl}/docs`);
-      const documented = operationsOf(buildOpenApiDocument(config));
+      const documented = operationsOf(buildOpenApiDocument(app.config));
       await page.locator('.opblock').nth(documented.length - 1).waitFor();
       expect(await page.locator('.opblock').count()).toBe(documented.length);
       await expect(page.locator('.information-container .title').first().textContent()).resolves.toContain('Customer-migration data-import API');
