@@ -1,8 +1,9 @@
 // Account import processes and accounts, always read through the caller's organisation: a supplier
-// the organisation is not assigned to behaves exactly as one that does not exist.
+// the organisation is not assigned to behaves exactly as one that does not exist. Plain SQL on pg:
+// every write and every status request starts here (see shared/platform/db.ts for the cost of Prisma).
 import type { Pool, PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
-import type { DbClient } from '../platform/db';
+import type { Sql } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
 
 export interface ProcessStatusRow {
@@ -11,27 +12,29 @@ export interface ProcessStatusRow {
 }
 
 export async function findProcessStatus(
-  db: DbClient,
+  db: Sql,
   organisationId: number,
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<ProcessStatusRow | undefined> {
-  const rows = await db.$queryRaw<ProcessStatusRow[]>`
-    SELECT p.state::text AS state, a.platform_account_number
-      FROM account_import_processes p
-      JOIN organisation_suppliers os
-        ON os.supplier_code = p.supplier_code AND os.organisation_id = ${organisationId}
-      LEFT JOIN accounts a ON a.process_id = p.id
-     WHERE p.supplier_code = ${supplierCode} AND p.external_account_number = ${externalAccountNumber}`;
+  const { rows } = await db.query<ProcessStatusRow>(
+    `SELECT p.state::text AS state, a.platform_account_number
+       FROM account_import_processes p
+       JOIN organisation_suppliers os
+         ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
+       LEFT JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $2 AND p.external_account_number = $3`,
+    [organisationId, supplierCode, externalAccountNumber],
+  );
   return rows[0];
 }
 
-export async function isSupplierVisible(db: DbClient, organisationId: number, supplierCode: string): Promise<boolean> {
-  const found = await db.organisationSupplier.findUnique({
-    where: { organisationId_supplierCode: { organisationId, supplierCode } },
-    select: { supplierCode: true },
-  });
-  return found !== null;
+export async function isSupplierVisible(db: Sql, organisationId: number, supplierCode: string): Promise<boolean> {
+  const { rows } = await db.query(
+    'SELECT 1 FROM organisation_suppliers WHERE organisation_id = $1 AND supplier_code = $2',
+    [organisationId, supplierCode],
+  );
+  return rows.length > 0;
 }
 
 export interface ImportedAccount {
@@ -44,22 +47,27 @@ export interface ImportedAccount {
 
 /** The imported account behind (supplier, external number), or undefined when it is not imported or not visible. */
 export async function findImportedAccount(
-  db: DbClient,
+  db: Sql,
   organisationId: number,
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<ImportedAccount | undefined> {
-  const rows = await db.$queryRaw<
-    { account_id: number; platform_account_number: string; status: SupplierStatus; document_root: string }[]
-  >`
-    SELECT a.id AS account_id, a.platform_account_number, s.status::text AS status, s.document_root
-      FROM account_import_processes p
-      JOIN organisation_suppliers os
-        ON os.supplier_code = p.supplier_code AND os.organisation_id = ${organisationId}
-      JOIN import_suppliers s ON s.code = p.supplier_code
-      JOIN accounts a ON a.process_id = p.id
-     WHERE p.supplier_code = ${supplierCode} AND p.external_account_number = ${externalAccountNumber}
-       AND p.state = 'IMPORTED'`;
+  const { rows } = await db.query<{
+    account_id: number;
+    platform_account_number: string;
+    status: SupplierStatus;
+    document_root: string;
+  }>(
+    `SELECT a.id AS account_id, a.platform_account_number, s.status::text AS status, s.document_root
+       FROM account_import_processes p
+       JOIN organisation_suppliers os
+         ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
+       JOIN import_suppliers s ON s.code = p.supplier_code
+       JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $2 AND p.external_account_number = $3
+        AND p.state = 'IMPORTED'`,
+    [organisationId, supplierCode, externalAccountNumber],
+  );
   const row = rows[0];
   return (
     row && {

@@ -18,7 +18,7 @@ export async function getTransferStatus(
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<{ status: TransferStatus; platform_account_number: string }> {
-  const row = await repo.findProcessStatus(db.prisma, organisationId, supplierCode, externalAccountNumber);
+  const row = await repo.findProcessStatus(db.pool, organisationId, supplierCode, externalAccountNumber);
   if (!row) {
     throw new NotFoundError(
       'account_not_found',
@@ -34,7 +34,7 @@ export async function openProcessList(
   supplierCode: string,
   filter: repo.ProcessListFilter,
 ) {
-  if (!(await repo.isSupplierVisible(db.prisma, organisationId, supplierCode))) throw supplierNotFound();
+  if (!(await repo.isSupplierVisible(db.pool, organisationId, supplierCode))) throw supplierNotFound();
   return repo.streamProcessList(db.pool, supplierCode, filter);
 }
 
@@ -47,7 +47,7 @@ export async function resolveWritableAccount(
   organisationId: number,
   ref: { import_supplier: string; external_account_number: string },
 ): Promise<repo.ImportedAccount> {
-  const account = await repo.findImportedAccount(db.prisma, organisationId, ref.import_supplier, ref.external_account_number);
+  const account = await repo.findImportedAccount(db.pool, organisationId, ref.import_supplier, ref.external_account_number);
   if (!account) throw accountNotFound();
   if (account.supplierStatus !== 'Ongoing') {
     throw new ValidationError(

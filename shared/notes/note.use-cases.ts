@@ -1,7 +1,7 @@
 // POST /v1/data-import/notes/create/: add notes to an imported account, skipping the ones it has.
 import { resolveWritableAccount } from '../accounts/account.use-cases';
 import type { Config } from '../platform/config';
-import type { Database } from '../platform/db';
+import { inTransaction, type Database } from '../platform/db';
 import { formatDateTime, resolveDocumentLocation } from '../platform/fields';
 import * as repo from './note.repository';
 import type { NoteInput, NoteResult, NotesRequest, NoteStatus } from './note.schemas';
@@ -12,8 +12,8 @@ export interface NoteDeps {
   now?: () => Date;
 }
 
-// A burst of clients can queue for a pool connection for a while; that is load, not an error.
-const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+// Bounds each statement of the write (the lock wait included).
+const STATEMENT_TIMEOUT_MS = 15_000;
 
 export async function createNotes(deps: NoteDeps, organisationId: number, request: NotesRequest): Promise<NoteResult[]> {
   const account = await resolveWritableAccount(deps.db, organisationId, request);
@@ -23,13 +23,17 @@ export async function createNotes(deps: NoteDeps, organisationId: number, reques
   // A note sent without created_at matches a same-body note from any time.
   const lookups = notes.map((n, i) => ({ ...n, createdAt: request.notes[i]!.created_at ?? null }));
 
-  const statuses = await deps.db.prisma.$transaction(async (tx) => {
-    await repo.lockAccountNotes(tx, account.accountId);
-    const existing = await repo.findExistingNotes(tx, account.accountId, lookups);
-    const decided = decideStatuses(request.notes, notes, existing);
-    await repo.insertNotes(tx, account.accountId, notes.filter((_, i) => decided[i] === 'NOTE_CREATION_SUCCESS'));
-    return decided;
-  }, TX_OPTIONS);
+  const statuses = await inTransaction(
+    deps.db,
+    async (sql) => {
+      await repo.lockAccountNotes(sql, account.accountId);
+      const existing = await repo.findExistingNotes(sql, account.accountId, lookups);
+      const decided = decideStatuses(request.notes, notes, existing);
+      await repo.insertNotes(sql, account.accountId, notes.filter((_, i) => decided[i] === 'NOTE_CREATION_SUCCESS'));
+      return decided;
+    },
+    STATEMENT_TIMEOUT_MS,
+  );
 
   return request.notes.map((input, i) => toResult(input, notes[i]!, statuses[i]!));
 }

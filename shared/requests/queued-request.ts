@@ -54,29 +54,53 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
     events.on('failed', wake);
   };
 
-  async function waitForResult(key: JobKey, id: string): Promise<QueuedRequestOutcome> {
+  /**
+   * Wake-ups for one request, registered before its job is added: an event that arrives while the
+   * request is busy (adding the job, reading the row) is remembered, not lost, so the request never
+   * sleeps a whole poll interval past its job's completion.
+   */
+  function watch(key: JobKey, id: string) {
     listen(key);
-    const deadline = Date.now() + deps.waitMs;
+    let woken = false;
+    let wakeUp: (() => void) | undefined;
+    const callback = () => {
+      woken = true;
+      wakeUp?.();
+    };
     const callbacks = waiting.get(id) ?? new Set();
     waiting.set(id, callbacks);
-    try {
-      for (;;) {
-        const row = await repo.findResult(deps.db.prisma, id);
-        if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
-        const left = deadline - Date.now();
-        if (left <= 0) throw new ResultPendingError(RETRY_AFTER_SECONDS);
-        await new Promise<void>((resolve) => {
+    callbacks.add(callback);
+    return {
+      /** Resolves at the next event for the job (at once if one came since the last call) or after `ms`. */
+      next(ms: number): Promise<void> {
+        return new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);
-            callbacks.delete(done);
+            wakeUp = undefined;
+            woken = false;
             resolve();
           };
-          const timer = setTimeout(done, Math.min(POLL_INTERVAL_MS, left));
-          callbacks.add(done);
+          const timer = setTimeout(done, woken ? 0 : ms);
+          wakeUp = done;
         });
-      }
-    } finally {
-      if (callbacks.size === 0) waiting.delete(id);
+      },
+      close() {
+        callbacks.delete(callback);
+        if (callbacks.size === 0) waiting.delete(id);
+      },
+    };
+  }
+
+  /** `readFirst`: the job may be done already (a replay); a job just added is first waited for. */
+  async function waitForResult(watcher: ReturnType<typeof watch>, id: string, readFirst: boolean): Promise<QueuedRequestOutcome> {
+    const deadline = Date.now() + deps.waitMs;
+    if (!readFirst) await watcher.next(Math.min(POLL_INTERVAL_MS, deps.waitMs));
+    for (;;) {
+      const row = await repo.findResult(deps.db.pool, id);
+      if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ResultPendingError(RETRY_AFTER_SECONDS);
+      await watcher.next(Math.min(POLL_INTERVAL_MS, left));
     }
   }
 
@@ -109,7 +133,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
     async submit(req) {
       const bodyHash = hashRequest(req.endpoint, req.payload);
       const key = parseIdempotencyKey(req.idempotencyKey) ?? null;
-      let { created, result } = await repo.createOrFindPending(deps.db.prisma, {
+      let { created, result } = await repo.createOrFindPending(deps.db.pool, {
         id: randomUUID(),
         organisationId: req.organisationId,
         endpoint: req.endpoint,
@@ -117,8 +141,8 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
         bodyHash,
       });
       if (!created && Date.now() - result.createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) {
-        await repo.expireIdempotencyKey(deps.db.prisma, result.id);
-        ({ created, result } = await repo.createOrFindPending(deps.db.prisma, {
+        await repo.expireIdempotencyKey(deps.db.pool, result.id);
+        ({ created, result } = await repo.createOrFindPending(deps.db.pool, {
           id: randomUUID(),
           organisationId: req.organisationId,
           endpoint: req.endpoint,
@@ -137,16 +161,21 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
         // same way for 24 h. It also means nothing was written (work and answer commit together), so
         // the retry runs the request again; any other stored answer is final and replayed.
         if (result.httpStatus < 500) return { status: result.httpStatus, body: result.body };
-        await repo.reopenRetryable(deps.db.prisma, result.id);
+        await repo.reopenRetryable(deps.db.pool, result.id);
       }
+      const watcher = watch(req.job, result.id);
       try {
-        // Also for a replayed pending request: re-adding recovers a job lost with Redis data.
-        await enqueue(req, result.id, !created);
-      } catch {
-        if (created && key === null) await repo.deleteResult(deps.db.prisma, result.id).catch(() => undefined);
-        throw new AppError(503, 'queue_unavailable', 'The work queue is unavailable. Retry the request as it is.');
+        try {
+          // Also for a replayed pending request: re-adding recovers a job lost with Redis data.
+          await enqueue(req, result.id, !created);
+        } catch {
+          if (created && key === null) await repo.deleteResult(deps.db.pool, result.id).catch(() => undefined);
+          throw new AppError(503, 'queue_unavailable', 'The work queue is unavailable. Retry the request as it is.');
+        }
+        return await waitForResult(watcher, result.id, !created);
+      } finally {
+        watcher.close();
       }
-      return waitForResult(req.job, result.id);
     },
     close() {
       waiting.clear();

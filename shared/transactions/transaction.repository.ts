@@ -1,7 +1,7 @@
 // Transactions and what an import reads and writes around them. Set-based on purpose: one lookup and
-// one INSERT … SELECT FROM unnest(…) per request, whatever its size (the design measured ~10× the
-// throughput of createMany at 100 rows).
-import type { DbClient } from '../platform/db';
+// one INSERT … SELECT per request, whatever its size (the design measured ~10× the throughput of
+// createMany at 100 rows). Plain SQL, run on a pg transaction or inside a Prisma one (asSql).
+import type { Sql } from '../platform/db';
 
 export interface OpenPeriod {
   /** YYYY-MM-DD. */
@@ -22,14 +22,15 @@ export interface LockedAccount {
  * lock FOR UPDATE) but not the KEY SHARE locks that inserting notes or statements for the account
  * takes through their foreign keys. Undefined when the account no longer exists.
  */
-export async function lockAccount(db: DbClient, accountId: number): Promise<LockedAccount | undefined> {
-  type Row = { platform_account_number: string; starts_on: string | null; ends_on: string | null };
-  const rows = await db.$queryRaw<Row[]>`
-    SELECT a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on
-      FROM accounts a
-      LEFT JOIN statement_periods p ON p.account_id = a.id AND p.is_open
-     WHERE a.id = ${accountId}
-       FOR NO KEY UPDATE OF a`;
+export async function lockAccount(db: Sql, accountId: number): Promise<LockedAccount | undefined> {
+  const { rows } = await db.query<{ platform_account_number: string; starts_on: string | null; ends_on: string | null }>(
+    `SELECT a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on
+       FROM accounts a
+       LEFT JOIN statement_periods p ON p.account_id = a.id AND p.is_open
+      WHERE a.id = $1
+        FOR NO KEY UPDATE OF a`,
+    [accountId],
+  );
   const row = rows[0];
   return (
     row && {
@@ -40,15 +41,12 @@ export async function lockAccount(db: DbClient, accountId: number): Promise<Lock
 }
 
 /** Which of `transactionIds` the account already has. */
-export async function findExistingTransactionIds(
-  db: DbClient,
-  accountId: number,
-  transactionIds: string[],
-): Promise<Set<string>> {
+export async function findExistingTransactionIds(db: Sql, accountId: number, transactionIds: string[]): Promise<Set<string>> {
   if (transactionIds.length === 0) return new Set();
-  const rows = await db.$queryRaw<{ transaction_id: string }[]>`
-    SELECT DISTINCT transaction_id FROM transactions
-     WHERE account_id = ${accountId} AND transaction_id = ANY(${transactionIds}::text[])`;
+  const { rows } = await db.query<{ transaction_id: string }>(
+    'SELECT DISTINCT transaction_id FROM transactions WHERE account_id = $1 AND transaction_id = ANY($2::text[])',
+    [accountId, transactionIds],
+  );
   return new Set(rows.map((r) => r.transaction_id));
 }
 
@@ -73,32 +71,56 @@ export interface NewTransaction {
   submitted: unknown;
 }
 
-/** Inserts every row in one statement; returns each row's id by transaction_id (unique per request). */
+/**
+ * Inserts every row in one statement; returns each row's id by transaction_id (unique per request).
+ * The rows travel as one JSON parameter read by jsonb_to_recordset: fifteen array parameters cost
+ * more CPU to send (through Prisma's raw API 2.6 against 1.2 ms for 100 rows, on pg 0.75 against
+ * 0.55 ms). Amounts are JSON strings, so NUMERIC receives every submitted digit.
+ */
 export async function insertTransactions(
-  db: DbClient,
+  db: Sql,
   accountId: number,
   requestId: string,
   rows: NewTransaction[],
 ): Promise<Map<string, string>> {
   if (rows.length === 0) return new Map();
-  const col = <K extends keyof NewTransaction>(key: K) => rows.map((r) => r[key]);
-  const json = (key: 'lineItems' | 'taxItems' | 'submitted') =>
-    rows.map((r) => (r[key] === undefined || r[key] === null ? null : JSON.stringify(r[key])));
-  const inserted = await db.$queryRaw<{ id: bigint; transaction_id: string }[]>`
-    INSERT INTO transactions (
-      account_id, request_id, transaction_id, transaction_date, original_date, amount, type, reason,
-      display_note, note, reference, payment_type, product_code, line_items, tax_items, description, submitted)
-    SELECT ${accountId}::int, ${requestId}::text, u.*
-      FROM unnest(
-        ${col('transactionId')}::text[], ${col('transactionDate')}::date[], ${col('originalDate')}::date[],
-        ${col('amount')}::numeric[], ${col('type')}::text[], ${col('reason')}::text[],
-        ${col('displayNote')}::text[], ${col('note')}::text[], ${col('reference')}::text[],
-        ${col('paymentType')}::text[], ${col('productCode')}::text[], ${json('lineItems')}::jsonb[],
-        ${json('taxItems')}::jsonb[], ${col('description')}::text[], ${json('submitted')}::jsonb[]) AS u
-    RETURNING id, transaction_id`;
+  const records = rows.map((r) => ({
+    transaction_id: r.transactionId,
+    transaction_date: r.transactionDate,
+    original_date: r.originalDate,
+    amount: r.amount,
+    type: r.type,
+    reason: r.reason,
+    display_note: r.displayNote,
+    note: r.note,
+    reference: r.reference,
+    payment_type: r.paymentType,
+    product_code: r.productCode,
+    line_items: r.lineItems ?? null,
+    tax_items: r.taxItems ?? null,
+    description: r.description,
+    submitted: r.submitted,
+  }));
+  // id is int8: a string from pg, a bigint through Prisma.
+  const { rows: inserted } = await db.query<{ id: string | bigint; transaction_id: string }>(
+    `INSERT INTO transactions (
+       account_id, request_id, transaction_id, transaction_date, original_date, amount, type, reason,
+       display_note, note, reference, payment_type, product_code, line_items, tax_items, description, submitted)
+     SELECT $1::int, $2::text, r.*
+       FROM jsonb_to_recordset($3::jsonb) AS r(
+         transaction_id text, transaction_date date, original_date date, amount numeric, type text, reason text,
+         display_note text, note text, reference text, payment_type text, product_code text, line_items jsonb,
+         tax_items jsonb, description text, submitted jsonb)
+     RETURNING id, transaction_id`,
+    [accountId, requestId, JSON.stringify(records)],
+  );
   return new Map(inserted.map((r) => [r.transaction_id, String(r.id)]));
 }
 
-export async function insertPinnedNote(db: DbClient, accountId: number, body: string, createdAt: Date): Promise<void> {
-  await db.note.create({ data: { accountId, body, createdAt, isPinned: true }, select: { id: true } });
+export async function insertPinnedNote(db: Sql, accountId: number, body: string, createdAt: Date): Promise<void> {
+  await db.query('INSERT INTO notes (account_id, body, created_at, is_pinned) VALUES ($1, $2, $3::timestamptz, true)', [
+    accountId,
+    body,
+    createdAt,
+  ]);
 }

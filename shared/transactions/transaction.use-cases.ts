@@ -2,7 +2,7 @@
 // resolves the account and queues; the worker imports under the account lock and returns the answer
 // that is stored with the work in the same database transaction.
 import { resolveWritableAccount } from '../accounts/account.use-cases';
-import type { Database, DbClient } from '../platform/db';
+import { asSql, type Database, type DbClient, type Sql } from '../platform/db';
 import { accountNotFound } from '../platform/errors';
 import type { QueuedRequestOutcome, QueuedRequests } from '../requests/queued-request';
 import { isMoved, movedNoteBody, planImport, toNewTransaction, type PlannedTransaction } from './import-plan';
@@ -33,12 +33,16 @@ export async function requestTransactionImport(
   });
 }
 
-/** All or nothing: a rejection or a dry run writes no transaction and no note. */
+/**
+ * All or nothing: a rejection or a dry run writes no transaction and no note. Runs in the caller's
+ * transaction, a pg one (completeRequestSql) or a Prisma one (completeRequest).
+ */
 export async function importTransactions(
-  tx: DbClient,
+  client: Sql | DbClient,
   run: { accountId: number; requestId: string; now: Date },
   { options, request }: TransactionImport,
 ): Promise<QueuedRequestOutcome> {
+  const tx = asSql(client);
   const account = await repo.lockAccount(tx, run.accountId);
   // Deleted between the API's check and this job: answer as the API would have.
   if (!account) return notFound();
