@@ -1,0 +1,40 @@
+// Per-process readings from /proc (Linux): resident memory and CPU time.
+import { readFileSync } from 'node:fs';
+
+/** Resident set size in MB, or NaN once the process is gone. */
+export function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** User + system CPU seconds the process has used (0 once it is gone). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+export function loadAverage(): number[] {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+}
+
+let reaped = 0;
+/** CPU seconds of this process's exited (and waited-for) children since the previous call. */
+export function reapedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // cutime and cstime are fields 16 and 17.
+  const total = (Number(fields[13]) + Number(fields[14])) / 100;
+  const delta = total - reaped;
+  reaped = total;
+  return delta;
+}

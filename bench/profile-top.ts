@@ -1,0 +1,74 @@
+// Summarises a V8 CPU profile (node --cpu-prof, e.g. `npm run bench -- --cpu-prof bench/profiles`):
+// self time by function and by package or source folder, and total (inclusive) time of this project's
+// own functions. Usage: tsx bench/profile-top.ts <file.cpuprofile> [rows]
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [file, rowsArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: tsx bench/profile-top.ts <file.cpuprofile> [rows]');
+const rows = Number(rowsArg ?? 25);
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const self = new Map<number, number>();
+profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const totalUs = [...self.values()].reduce((a, b) => a + b, 0);
+
+function where(url: string): string {
+  if (!url) return '(native)';
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1]!;
+  if (url.startsWith('node:')) return 'node core';
+  const own = /\/(api|worker|shared|scripts|prisma)\/(.*)$/.exec(url);
+  return own ? `${own[1]}/${own[2]!.split('/')[0]}` : url;
+}
+const label = (n: ProfileNode) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+
+function top(map: Map<string, number>, title: string): void {
+  console.log(`\n${title}`);
+  for (const [k, us] of [...map].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
+    console.log(`${((us / totalUs) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
+  }
+}
+
+const selfByFunction = new Map<string, number>();
+const selfByPlace = new Map<string, number>();
+const inclusiveOwn = new Map<string, number>();
+const inclusivePlace = new Map<string, number>();
+for (const [id, us] of self) {
+  const node = byId.get(id)!;
+  selfByFunction.set(label(node), (selfByFunction.get(label(node)) ?? 0) + us);
+  const place = where(node.callFrame.url);
+  selfByPlace.set(place, (selfByPlace.get(place) ?? 0) + us);
+  // Charge this sample to every distinct own-code frame and package on its stack.
+  const seen = new Set<string>();
+  const places = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const n = byId.get(cur)!;
+    places.add(where(n.callFrame.url));
+    if (/\/(api|worker|shared|scripts)\//.test(n.callFrame.url) && !n.callFrame.url.includes('node_modules') && !n.callFrame.url.includes('/generated/')) {
+      const l = label(n);
+      if (!seen.has(l)) inclusiveOwn.set(l, (inclusiveOwn.get(l) ?? 0) + us);
+      seen.add(l);
+    }
+  }
+  for (const p of places) inclusivePlace.set(p, (inclusivePlace.get(p) ?? 0) + us);
+}
+console.log(`${file}: ${(totalUs / 1e6).toFixed(1)} s sampled`);
+top(selfByPlace, 'self time by package / folder');
+top(inclusivePlace, 'total time by package / folder (anywhere on the stack)');
+top(selfByFunction, 'self time by function');
+top(inclusiveOwn, "total time of the project's own functions");

@@ -1,0 +1,73 @@
+// The benchmark harness at toy sizes (10 accounts, one client, one second per phase, a 1,000-account
+// list), so `npm test` notices when it rots. Runs `bench/run.ts` as `npm run bench` does, against a
+// database of its own that it drops afterwards.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { uniqueSuffix } from '../helpers/context';
+
+const ROOT = path.join(__dirname, '..', '..');
+const PG_BASE = process.env.TEST_PG_BASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
+
+function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
+  args.push('--seconds', '1', '--warmup', '0.3', '--runtime', 'tsx', '--database', `${PG_BASE}/${database}`, '--out', out, '--log', log);
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const tail = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').slice(-3000) : '');
+
+describe('npm run bench at toy sizes', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-smoke-'));
+
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('measures every figure, prints them in one table and writes them as JSON', async () => {
+    const out = path.join(dir, 'results.json');
+    const log = path.join(dir, 'service.log');
+    const run = await runBench(out, log);
+
+    // On failure this shows why: the bench's own errors, then the end of the service's log.
+    expect({ code: run.code, output: run.code === 0 ? '' : `${run.stderr}\n--- service log ---\n${tail(log)}` }).toEqual({ code: 0, output: '' });
+    const r = JSON.parse(readFileSync(out, 'utf8'));
+    const rate = expect.any(Number);
+    expect(r.ceiling.rowsPerSecond).toBeGreaterThan(0);
+    expect(r.ceiling.runs).toHaveLength(2);
+    for (const phase of ['transactions', 'notes', 'status'] as const) {
+      expect({ phase, errors: r[phase].errors, firstError: r[phase].firstError }).toEqual({ phase, errors: 0, firstError: undefined });
+      expect(r[phase].requests).toBeGreaterThan(0);
+      expect(r[phase].perSecond).toBeGreaterThan(0);
+      expect(r[phase].p50Ms).toBeGreaterThan(0);
+      expect(r[phase].p99Ms).toBeGreaterThanOrEqual(r[phase].p50Ms);
+      expect(r[phase].cpu).toEqual({ service: rate, postgres: rate, redis: rate, load: rate });
+    }
+    // The batch keeps its full size: every request of the write phases carries 100 items.
+    expect(r.transactions.items).toBe(r.transactions.requests * 100);
+    expect(r.notes.items).toBe(r.notes.requests * 100);
+    expect(r.transactions.ratioToCeiling).toBeCloseTo(r.transactions.perSecond / r.ceiling.rowsPerSecond, 6);
+    expect(r.list).toMatchObject({ status: 200, accounts: 1000, rows: 1000 });
+    expect(r.list.seconds).toBeGreaterThan(0);
+    expect(r.list.rssGrowthMb).toBeGreaterThanOrEqual(0);
+    for (const rss of [r.idle.apiRssMb, r.idle.workerRssMb, r.idle.serviceRssMb]) {
+      expect(rss).toBeGreaterThan(30);
+      expect(rss).toBeLessThan(2000);
+    }
+    for (const label of ['ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS: API alone']) {
+      expect(run.stdout).toContain(label);
+    }
+  }, 180_000);
+});
