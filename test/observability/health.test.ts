@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Redis } from 'ioredis';
 import { createTenant, obtainToken, request, startTestApp, type TestApp } from '../helpers/app';
+import { until } from '../helpers/until';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -13,16 +14,6 @@ async function freePort(): Promise<number> {
   const port = (srv.address() as { port: number }).port;
   await new Promise((r) => srv.close(r));
   return port;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('health, readiness and metrics', () => {

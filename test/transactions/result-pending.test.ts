@@ -1,5 +1,6 @@
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { until } from '../helpers/until';
 import {
   envelope,
   importedAccount,
@@ -9,16 +10,6 @@ import {
   storedResults,
   storedTransactions,
 } from './transactions.fixture';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('POST /v1/data-import/transactions/create/ when the workers are slower than the wait', () => {
   let app: TestApp;
