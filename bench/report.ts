@@ -39,6 +39,9 @@ interface Row {
 
 const n = (v: number, digits = 0) => v.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const cpu = (c: CpuUse) => `node ${c.service.toFixed(2)} · pg ${c.postgres.toFixed(2)} · redis ${c.redis.toFixed(2)} · load ${c.load.toFixed(2)}`;
+/** CPU milliseconds per request of the service and of PostgreSQL: steadier than rates on a busy machine. */
+const perRequest = (t: Throughput) =>
+  `node ${((t.cpu.service / t.requestsPerSecond) * 1000).toFixed(2)} · pg ${((t.cpu.postgres / t.requestsPerSecond) * 1000).toFixed(2)} ms`;
 
 export function tableRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
@@ -47,6 +50,7 @@ export function tableRows(r: BenchResults): Row[] {
     const runs = r.ceiling.runs.map((c) => n(c.perSecond)).join(' / ');
     rows.push({ figure: `ceiling: direct unnest INSERT, ${clients} connections × ${batch} rows`, value: `${n(r.ceiling.rowsPerSecond)} rows/s (${runs})`, target: '' });
     rows.push({ figure: '  cores used (first run)', value: cpu(r.ceiling.runs[0]!.cpu), target: '' });
+    rows.push({ figure: '  CPU per batch (first run)', value: perRequest(r.ceiling.runs[0]!), target: '' });
   }
   if (r.transactions) {
     const t = r.transactions;
@@ -57,6 +61,7 @@ export function tableRows(r: BenchResults): Row[] {
     rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: 'p99 ≤ 250 ms', met: t.p99Ms <= 250 });
     rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
     rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
+    rows.push({ figure: '  CPU per request', value: perRequest(t), target: '' });
   }
   if (r.notes) {
     const t = r.notes;
@@ -64,6 +69,7 @@ export function tableRows(r: BenchResults): Row[] {
     rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: '' });
     rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
     rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
+    rows.push({ figure: '  CPU per request', value: perRequest(t), target: '' });
   }
   if (r.status) {
     const t = r.status;
@@ -71,6 +77,7 @@ export function tableRows(r: BenchResults): Row[] {
     rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: 'p99 ≤ 20 ms', met: t.p99Ms <= 20 });
     rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
     rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
+    rows.push({ figure: '  CPU per request', value: perRequest(t), target: '' });
   }
   if (r.list) {
     const l = r.list;

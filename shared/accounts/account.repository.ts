@@ -3,7 +3,7 @@
 // every write and every status request starts here (see shared/platform/db.ts for the cost of Prisma).
 import type { Pool, PoolClient } from 'pg';
 import QueryStream from 'pg-query-stream';
-import type { Sql } from '../platform/db';
+import type { Prepared, Sql } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
 
 export interface ProcessStatusRow {
@@ -11,21 +11,23 @@ export interface ProcessStatusRow {
   platform_account_number: string | null;
 }
 
+const FIND_PROCESS_STATUS: Prepared = {
+  name: 'accounts.find-process-status',
+  text: `SELECT p.state::text AS state, a.platform_account_number
+           FROM account_import_processes p
+           JOIN organisation_suppliers os
+             ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
+           LEFT JOIN accounts a ON a.process_id = p.id
+          WHERE p.supplier_code = $2 AND p.external_account_number = $3`,
+};
+
 export async function findProcessStatus(
   db: Sql,
   organisationId: number,
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<ProcessStatusRow | undefined> {
-  const { rows } = await db.query<ProcessStatusRow>(
-    `SELECT p.state::text AS state, a.platform_account_number
-       FROM account_import_processes p
-       JOIN organisation_suppliers os
-         ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
-       LEFT JOIN accounts a ON a.process_id = p.id
-      WHERE p.supplier_code = $2 AND p.external_account_number = $3`,
-    [organisationId, supplierCode, externalAccountNumber],
-  );
+  const { rows } = await db.query<ProcessStatusRow>(FIND_PROCESS_STATUS, [organisationId, supplierCode, externalAccountNumber]);
   return rows[0];
 }
 
@@ -45,6 +47,18 @@ export interface ImportedAccount {
   documentRoot: string;
 }
 
+const FIND_IMPORTED_ACCOUNT: Prepared = {
+  name: 'accounts.find-imported-account',
+  text: `SELECT a.id AS account_id, a.platform_account_number, s.status::text AS status, s.document_root
+           FROM account_import_processes p
+           JOIN organisation_suppliers os
+             ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
+           JOIN import_suppliers s ON s.code = p.supplier_code
+           JOIN accounts a ON a.process_id = p.id
+          WHERE p.supplier_code = $2 AND p.external_account_number = $3
+            AND p.state = 'IMPORTED'`,
+};
+
 /** The imported account behind (supplier, external number), or undefined when it is not imported or not visible. */
 export async function findImportedAccount(
   db: Sql,
@@ -57,17 +71,7 @@ export async function findImportedAccount(
     platform_account_number: string;
     status: SupplierStatus;
     document_root: string;
-  }>(
-    `SELECT a.id AS account_id, a.platform_account_number, s.status::text AS status, s.document_root
-       FROM account_import_processes p
-       JOIN organisation_suppliers os
-         ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
-       JOIN import_suppliers s ON s.code = p.supplier_code
-       JOIN accounts a ON a.process_id = p.id
-      WHERE p.supplier_code = $2 AND p.external_account_number = $3
-        AND p.state = 'IMPORTED'`,
-    [organisationId, supplierCode, externalAccountNumber],
-  );
+  }>(FIND_IMPORTED_ACCOUNT, [organisationId, supplierCode, externalAccountNumber]);
   const row = rows[0];
   return (
     row && {

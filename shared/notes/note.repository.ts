@@ -1,10 +1,32 @@
 // Notes are written in batches: one set-based lookup and one set-based insert per request (the
 // design measured unnest inserts at 10× Prisma's createMany), in plain SQL on pg, which costs a
 // fraction of Prisma's raw API on this busy synchronous path.
-import type { Sql } from '../platform/db';
+import type { Prepared, Sql } from '../platform/db';
 
 /** First key of the two-key advisory lock that serialises note writes per account: 'note' in ASCII. */
 const NOTES_LOCK_CLASS = 0x6e6f7465;
+
+// Run for every request: prepared once per connection (see Prepared).
+const LOCK_NOTES: Prepared = { name: 'notes.lock', text: 'SELECT pg_advisory_xact_lock($1::int, $2::int)' };
+const FIND_EXISTING: Prepared = {
+  name: 'notes.find-existing',
+  text: `SELECT (i.ord - 1)::int AS ord
+           FROM unnest($2::text[], $3::jsonb[], $4::timestamptz[]) WITH ORDINALITY AS i(body, documents, created_at, ord)
+          WHERE EXISTS (
+                  SELECT 1 FROM notes n
+                   WHERE n.account_id = $1
+                     AND md5(note_dedup_key(n.body, n.documents)) = md5(note_dedup_key(i.body, i.documents))
+                     AND note_dedup_key(n.body, n.documents) = note_dedup_key(i.body, i.documents)
+                     AND (i.created_at IS NULL OR n.created_at = i.created_at))`,
+};
+const INSERT: Prepared = {
+  name: 'notes.insert',
+  text: `INSERT INTO notes (account_id, body, documents, created_at, is_pinned, unpin_at, is_archived, external_id)
+         SELECT $1, i.body, i.documents, i.created_at, i.is_pinned, i.unpin_at, i.is_archived, i.external_id
+           FROM unnest($2::text[], $3::jsonb[], $4::timestamptz[], $5::boolean[], $6::timestamptz[], $7::boolean[], $8::text[])
+                WITH ORDINALITY AS i(body, documents, created_at, is_pinned, unpin_at, is_archived, external_id, ord)
+          ORDER BY i.ord`,
+};
 
 export interface StoredDocument {
   document_path: string;
@@ -35,7 +57,7 @@ export interface NoteLookup {
  * whatever the previous holder committed.
  */
 export async function lockAccountNotes(db: Sql, accountId: number): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [NOTES_LOCK_CLASS, accountId]);
+  await db.query(LOCK_NOTES, [NOTES_LOCK_CLASS, accountId]);
 }
 
 /**
@@ -43,38 +65,26 @@ export async function lockAccountNotes(db: Sql, accountId: number): Promise<void
  * 20261122120000 (md5 of note_dedup_key) and rechecks the full key against md5 collisions.
  */
 export async function findExistingNotes(db: Sql, accountId: number, lookups: NoteLookup[]): Promise<Set<number>> {
-  const { rows } = await db.query<{ ord: number }>(
-    `SELECT (i.ord - 1)::int AS ord
-       FROM unnest($2::text[], $3::jsonb[], $4::timestamptz[]) WITH ORDINALITY AS i(body, documents, created_at, ord)
-      WHERE EXISTS (
-              SELECT 1 FROM notes n
-               WHERE n.account_id = $1
-                 AND md5(note_dedup_key(n.body, n.documents)) = md5(note_dedup_key(i.body, i.documents))
-                 AND note_dedup_key(n.body, n.documents) = note_dedup_key(i.body, i.documents)
-                 AND (i.created_at IS NULL OR n.created_at = i.created_at))`,
-    [accountId, lookups.map((l) => l.body), lookups.map((l) => JSON.stringify(l.documents)), lookups.map((l) => l.createdAt)],
-  );
+  const { rows } = await db.query<{ ord: number }>(FIND_EXISTING, [
+    accountId,
+    lookups.map((l) => l.body),
+    lookups.map((l) => JSON.stringify(l.documents)),
+    lookups.map((l) => l.createdAt),
+  ]);
   return new Set(rows.map((r) => r.ord));
 }
 
 /** Inserts the notes in one statement; ids follow the order given. */
 export async function insertNotes(db: Sql, accountId: number, notes: NewNote[]): Promise<void> {
   if (notes.length === 0) return;
-  await db.query(
-    `INSERT INTO notes (account_id, body, documents, created_at, is_pinned, unpin_at, is_archived, external_id)
-     SELECT $1, i.body, i.documents, i.created_at, i.is_pinned, i.unpin_at, i.is_archived, i.external_id
-       FROM unnest($2::text[], $3::jsonb[], $4::timestamptz[], $5::boolean[], $6::timestamptz[], $7::boolean[], $8::text[])
-            WITH ORDINALITY AS i(body, documents, created_at, is_pinned, unpin_at, is_archived, external_id, ord)
-      ORDER BY i.ord`,
-    [
-      accountId,
-      notes.map((n) => n.body),
-      notes.map((n) => JSON.stringify(n.documents)),
-      notes.map((n) => n.createdAt),
-      notes.map((n) => n.isPinned),
-      notes.map((n) => n.unpinAt),
-      notes.map((n) => n.isArchived),
-      notes.map((n) => n.externalId),
-    ],
-  );
+  await db.query(INSERT, [
+    accountId,
+    notes.map((n) => n.body),
+    notes.map((n) => JSON.stringify(n.documents)),
+    notes.map((n) => n.createdAt),
+    notes.map((n) => n.isPinned),
+    notes.map((n) => n.unpinAt),
+    notes.map((n) => n.isArchived),
+    notes.map((n) => n.externalId),
+  ]);
 }
