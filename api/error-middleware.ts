@@ -2,8 +2,9 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, AuthenticationError, ResultPendingError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, ResultPendingError, ValidationError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
+import { findUnstorableJson } from '../shared/platform/validation';
 
 interface HttpParserError {
   type?: string;
@@ -40,6 +41,11 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.status(400).json({ detail: 'The request body is not valid JSON.', code: 'parse_error', errors: [] });
       return;
     }
+    // Express decodes path parameters itself and throws this for %-sequences that are not UTF-8.
+    if (err instanceof URIError && parserError.status === 400) {
+      res.status(400).json({ detail: 'The URL path is not valid percent-encoded UTF-8.', code: 'parse_error', errors: [] });
+      return;
+    }
     if (parserError.type === 'entity.too.large') {
       res.status(413).json({ detail: 'The request body is too large.', code: 'request_too_large' });
       return;
@@ -63,6 +69,19 @@ export function requireJsonBody(): RequestHandler {
         .json({ detail: 'Request bodies must be sent as application/json.', code: 'unsupported_media_type' });
       return;
     }
+    next();
+  };
+}
+
+/**
+ * JSON bodies whose text the database could not store as sent (NUL, lone surrogates), or nested beyond
+ * any schema, are refused before a route sees them: otherwise they fail deep inside an insert as a 500,
+ * or in a worker that retries them for nothing.
+ */
+export function requireStorableJson(): RequestHandler {
+  return (req, _res, next) => {
+    const problem = req.method === 'POST' ? findUnstorableJson(req.body) : undefined;
+    if (problem) throw new ValidationError([problem], `${problem.attr}: ${problem.detail}`, problem.code);
     next();
   };
 }

@@ -1,6 +1,7 @@
 // Migration progress as the status and list endpoints report it.
 import type { Database } from '../platform/db';
 import { accountNotFound, NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
+import { isStorableText } from '../platform/validation';
 import * as repo from './account.repository';
 
 export type TransferStatus = 'UNKNOWN' | 'IN_PROGRESS' | 'COMPLETED';
@@ -18,7 +19,9 @@ export async function getTransferStatus(
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<{ status: TransferStatus; platform_account_number: string }> {
-  const row = await repo.findProcessStatus(db.pool, organisationId, supplierCode, externalAccountNumber);
+  // Path segments arrive decoded: a NUL (%00) would make PostgreSQL refuse the query, not miss the row.
+  const storable = isStorableText(supplierCode) && isStorableText(externalAccountNumber);
+  const row = storable ? await repo.findProcessStatus(db.pool, organisationId, supplierCode, externalAccountNumber) : undefined;
   if (!row) {
     throw new NotFoundError(
       'account_not_found',
@@ -34,7 +37,9 @@ export async function openProcessList(
   supplierCode: string,
   filter: repo.ProcessListFilter,
 ) {
-  if (!(await repo.isSupplierVisible(db.pool, organisationId, supplierCode))) throw supplierNotFound();
+  if (!isStorableText(supplierCode) || !(await repo.isSupplierVisible(db.pool, organisationId, supplierCode))) {
+    throw supplierNotFound();
+  }
   return repo.streamProcessList(db.pool, supplierCode, filter);
 }
 

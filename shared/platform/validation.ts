@@ -58,3 +58,57 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
   const first = errors[0];
   throw new ValidationError(errors, first ? `${first.attr}: ${first.detail}` : 'Invalid input.');
 }
+
+/** Deeper than any payload the schemas describe (a line item's units sit at depth 6). */
+export const MAX_JSON_DEPTH = 64;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function textProblem(s: string): Pick<FieldError, 'code' | 'detail'> | undefined {
+  // PostgreSQL text and jsonb cannot hold NUL: inserting one fails the whole statement.
+  if (s.includes('\u0000')) return { code: 'null_characters_not_allowed', detail: 'Null characters are not allowed.' };
+  // A lone surrogate is not Unicode text: the UTF-8 encoding would silently turn it into U+FFFD.
+  if (LONE_SURROGATE.test(s)) return { code: 'surrogate_characters_not_allowed', detail: 'Lone surrogate characters are not allowed.' };
+  return undefined;
+}
+
+/** False for text no row can hold (NUL, lone surrogates): a lookup by it can only find nothing. */
+export function isStorableText(s: string): boolean {
+  return textProblem(s) === undefined;
+}
+
+/** `attr` for a path: cut before the first key a dot-delimited path cannot spell (empty, or with a dot). */
+function attrOf(path: (string | number)[]): string {
+  const cut = path.findIndex((k) => typeof k === 'string' && (k === '' || k.includes('.')));
+  return (cut === -1 ? path : path.slice(0, cut)).join('.') || 'non_field_errors';
+}
+
+/**
+ * The first place in a parsed JSON body that could not be stored exactly as sent (a string or key
+ * with NUL or a lone surrogate), or that nests deeper than MAX_JSON_DEPTH. Iterative: a body of a
+ * million nested arrays must not exhaust the stack here (or in JSON.stringify further on).
+ */
+export function findUnstorableJson(body: unknown): FieldError | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    const attr = attrOf(path);
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return { attr, ...problem };
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= MAX_JSON_DEPTH) {
+      return { attr, code: 'max_depth', detail: `Values may not be nested more than ${MAX_JSON_DEPTH} levels deep.` };
+    }
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    for (const [key] of entries) {
+      const problem = typeof key === 'string' ? textProblem(key) : undefined;
+      if (problem) return { attr: attrOf([...path, key]), ...problem };
+    }
+    // Reversed, so the first offending value in document order is the one reported.
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: [...path, entries[i]![0]] });
+  }
+  return undefined;
+}
