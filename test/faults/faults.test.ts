@@ -1,0 +1,71 @@
+// Reliability under faults. `npm test` runs the short plan (one of each fault, a small load);
+// `npm run test:faults` runs the long one (FAULTS_LONG=1: every fault twice, harsher variants, more
+// load). Both run against a private PostgreSQL cluster, redis-server, API and worker processes.
+import { writeFileSync } from 'node:fs';
+import { killWorker, restartApi, restartPostgres, restartRedis, vendorOutage } from './faults';
+import { formatTable, runFaultSuite, type SuitePlan } from './suite';
+
+const LONG = process.env.FAULTS_LONG === '1';
+
+const SHORT_PLAN: SuitePlan = {
+  stack: { workers: 2, resultWaitMs: 3_000, vendorTimeoutMs: 400 },
+  shape: {
+    transactionClients: 4,
+    itemsPerRequest: 40,
+    requestsPerClient: { min: 3, max: 40 },
+    instructionClients: 2,
+    instructionsPerClient: { min: 2, max: 40 },
+  },
+  faults: [killWorker(1), restartRedis(), restartPostgres(), restartApi(), vendorOutage()],
+  downMs: 1_500,
+  phaseBudgetMs: 120_000,
+};
+
+const LONG_PLAN: SuitePlan = {
+  stack: { workers: 2, resultWaitMs: 5_000, vendorTimeoutMs: 500 },
+  shape: {
+    transactionClients: 8,
+    itemsPerRequest: 100,
+    requestsPerClient: { min: 10, max: 200 },
+    instructionClients: 4,
+    instructionsPerClient: { min: 4, max: 60 },
+  },
+  faults: [
+    killWorker(4),
+    restartRedis('SIGTERM'),
+    restartPostgres('fast'),
+    restartApi(),
+    vendorOutage(),
+    killWorker(4),
+    restartRedis('SIGKILL'),
+    restartPostgres('immediate'),
+    restartApi(),
+    vendorOutage(),
+  ],
+  downMs: 4_000,
+  phaseBudgetMs: 180_000,
+};
+
+// FAULTS_ONLY=redis,vendor runs the faults whose names contain one of the words (while working on one).
+const only = process.env.FAULTS_ONLY?.split(',');
+const chosen = LONG ? LONG_PLAN : SHORT_PLAN;
+const plan: SuitePlan = only ? { ...chosen, faults: chosen.faults.filter((f) => only.some((w) => f.name.includes(w))) } : chosen;
+
+describe(`the service under faults (${LONG ? 'long' : 'short'} plan)`, () => {
+  it(
+    'keeps every acknowledged write exactly once, writes nothing for refused ones, answers within its bound while a dependency is down, and recovers',
+    async () => {
+      const reports = await runFaultSuite(plan, (r) => {
+        if (LONG) process.stdout.write(`${r.fault}: ${r.invariants.filter((i) => !i.ok).length} failing invariant(s)\n`);
+      });
+      const table = formatTable(reports);
+      console.log(`Fault suite (${LONG ? 'long' : 'short'} plan)\n${table}`);
+      if (process.env.FAULTS_REPORT) writeFileSync(process.env.FAULTS_REPORT, `${table}\n`);
+
+      const failing = reports.flatMap((r) => r.invariants.filter((i) => !i.ok).map((i) => `${r.fault}: ${i.name} — ${i.detail}`));
+      expect(failing).toEqual([]);
+      expect(reports.map((r) => r.fault)).toEqual(plan.faults.map((f) => f.name));
+    },
+    LONG ? 15 * 60_000 : 5 * 60_000,
+  );
+});

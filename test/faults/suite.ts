@@ -1,0 +1,159 @@
+// Runs the faults one at a time against one private stack. Each phase: a fresh tenant and load, the
+// fault, a probe request timing the recovery, the load drained, then the invariants over everything
+// every phase so far has sent (a later fault must not lose what an earlier one left acknowledged).
+import { probeRecovery, type Fault, type FaultWindow } from './faults';
+import { startFaultStack, type FaultStack, type StackOptions } from './infra/fault-stack';
+import { checkInvariants, type InvariantResult } from './load/invariants';
+import type { Attempt } from './load/spec-client';
+import { accountsNeeded, startLoad, type Ledger, type LoadShape } from './load/workload';
+
+export interface SuitePlan {
+  stack: StackOptions;
+  shape: LoadShape;
+  faults: Fault[];
+  downMs: number;
+  /** A phase's clients give up this long after it starts (they then fail the invariants). */
+  phaseBudgetMs: number;
+}
+
+export interface PhaseReport {
+  fault: string;
+  requests: number;
+  attempts: number;
+  retries: number;
+  /** Attempts answered 5xx (or not at all: connection refused) during the phase. */
+  failedAttempts: number;
+  downSeconds: number;
+  /** Slowest answer among attempts in flight while the dependency was down. */
+  maxLatencyDownMs: number;
+  /** From the dependency's return to the first acknowledged fresh request. */
+  recoverySeconds: number;
+  /** From the fault's start until every client of the phase had its final answer. */
+  drainSeconds: number;
+  invariants: InvariantResult[];
+  notes: string[];
+}
+
+export async function runFaultSuite(plan: SuitePlan, onPhase?: (report: PhaseReport) => void): Promise<PhaseReport[]> {
+  const stack = await startFaultStack(plan.stack);
+  const ledger: Ledger = { transactions: [], instructions: [] };
+  const accountIds: number[] = [];
+  const reports: PhaseReport[] = [];
+  try {
+    for (const [i, fault] of plan.faults.entries()) {
+      const report = await runPhase(stack, plan, fault, `p${i + 1}`, ledger, accountIds);
+      reports.push(report);
+      onPhase?.(report);
+    }
+  } finally {
+    await stack.close();
+  }
+  return reports;
+}
+
+async function runPhase(
+  stack: FaultStack,
+  plan: SuitePlan,
+  fault: Fault,
+  label: string,
+  ledger: Ledger,
+  accountIds: number[],
+): Promise<PhaseReport> {
+  const needed = accountsNeeded(plan.shape);
+  const tenant = await stack.createTenant(needed + 1);
+  accountIds.push(...tenant.accounts.map((a) => a.id));
+  const started = Date.now();
+  const deadline = started + plan.phaseBudgetMs;
+  const load = startLoad(stack, tenant, { phase: label, shape: plan.shape, deadline, hangMs: plan.stack.resultWaitMs * 3 });
+
+  let window: FaultWindow;
+  try {
+    window = await fault.inject({ stack, load, downMs: plan.downMs });
+  } catch (err) {
+    load.stop();
+    await load.done;
+    throw err;
+  }
+  debug(`${label} ${fault.name}: fault over after ${((Date.now() - started) / 1000).toFixed(1)} s, ${load.answered()} answered`);
+  const back = window.down.at(-1)!.to;
+  const probeAccount = tenant.accounts[needed]!;
+  const [probe] = await Promise.all([
+    probeRecovery(stack, tenant, fault.probe, () => probeAccount, label, deadline),
+    window.settle?.(),
+  ]);
+  const recoveredAt = probe.outcome.kind === 'acked' ? probe.outcome.attempts.at(-1)!.endedAt : Number.NaN;
+  load.stop();
+  await load.done;
+  debug(`${label} ${fault.name}: drained after ${((Date.now() - started) / 1000).toFixed(1)} s, ${load.answered()} answered`);
+  const drainSeconds = (Date.now() - window.down[0]!.from) / 1000;
+
+  ledger.transactions.push(...load.transactions);
+  ledger.instructions.push(...load.instructions);
+  if (probe.ids) {
+    ledger.transactions.push({ accountId: probe.accountId, ids: probe.ids, checkPreviouslyAdded: true, outcome: probe.outcome });
+  } else {
+    ledger.instructions.push({ accountId: probe.accountId, reference: probe.reference!, unknownAtVendor: false, outcome: probe.outcome });
+  }
+  const invariants = [...(window.checks ?? []), ...(await checkInvariants(stack.db, ledger, accountIds))];
+
+  const attempts: Attempt[] = [...load.transactions, ...load.instructions].flatMap((r) => r.outcome.attempts);
+  attempts.push(...probe.outcome.attempts);
+  const overlapsDown = (a: Attempt) => window.down.some((d) => a.startedAt <= d.to && a.endedAt >= d.from);
+  const answeredWhileDown = attempts.filter((a) => a.status > 0 && overlapsDown(a));
+  const maxLatencyDownMs = Math.max(0, ...answeredWhileDown.map((a) => a.endedAt - a.startedAt));
+  const latencyBoundMs = plan.stack.resultWaitMs + 2_000;
+  invariants.push({
+    name: `every answer while down came within ${latencyBoundMs} ms (RESULT_WAIT_MS + 2 s)`,
+    ok: maxLatencyDownMs <= latencyBoundMs,
+    detail: `max ${maxLatencyDownMs} ms`,
+  });
+  invariants.push({
+    name: 'a fresh request is acknowledged after recovery',
+    ok: probe.outcome.kind === 'acked',
+    detail: `${probe.outcome.kind} ${probe.outcome.status} ${probe.outcome.attempts.at(-1)?.code ?? ''}`,
+  });
+  const requests = load.transactions.length + load.instructions.length + 1;
+  return {
+    fault: fault.name,
+    requests,
+    attempts: attempts.length,
+    retries: attempts.length - requests,
+    failedAttempts: attempts.filter((a) => a.status === 0 || a.status >= 500).length,
+    downSeconds: window.down.reduce((sum, d) => sum + (d.to - d.from), 0) / 1000,
+    maxLatencyDownMs,
+    recoverySeconds: (recoveredAt - back) / 1000,
+    drainSeconds,
+    invariants,
+    notes: window.notes,
+  };
+}
+
+function debug(line: string): void {
+  if (process.env.FAULTS_DEBUG) process.stderr.write(`[faults ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+export function formatTable(reports: PhaseReport[]): string {
+  const header = ['fault', 'requests', 'attempts', 'retries', '5xx/conn', 'down s', 'max ms while down', 'recovery s', 'drain s', 'invariants'];
+  const rows = reports.map((r) => {
+    const passed = r.invariants.filter((i) => i.ok).length;
+    return [
+      r.fault,
+      String(r.requests),
+      String(r.attempts),
+      String(r.retries),
+      String(r.failedAttempts),
+      r.downSeconds.toFixed(1),
+      String(r.maxLatencyDownMs),
+      Number.isNaN(r.recoverySeconds) ? 'never' : r.recoverySeconds.toFixed(1),
+      r.drainSeconds.toFixed(1),
+      passed === r.invariants.length ? `${passed}/${passed} ok` : `${passed}/${r.invariants.length} FAIL`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  const failures = reports.flatMap((r) =>
+    r.invariants.filter((i) => !i.ok).map((i) => `  ✗ ${r.fault}: ${i.name} — ${i.detail}`),
+  );
+  const notes = reports.flatMap((r) => r.notes.map((n) => `  · ${r.fault}: ${n}`));
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ...notes, ...failures].join('\n');
+}
