@@ -1,5 +1,5 @@
 // Per-process readings from /proc (Linux): resident memory and CPU time.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resident set size in MB, or NaN once the process is gone. */
 export function rssMb(pid: number): number {
@@ -21,6 +21,24 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** The process and its descendants (the service may run its workers as a child process). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited while listed
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
 }
 
 export function loadAverage(): number[] {

@@ -11,7 +11,7 @@ import { Client } from 'pg';
 import { listExternal, prepareFixtures, writeExternal, type Fixtures } from './fixtures';
 import type { DownloadResult, LoadSpec, WindowResult } from './load';
 import { parseOptions, type BenchOptions, type Phase } from './options';
-import { cpuSeconds, loadAverage, reapedChildrenCpuSeconds, rssMb } from './proc';
+import { cpuSeconds, loadAverage, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
 import { formatTable, type BenchResults, type CpuUse, type Throughput } from './report';
 import { build, freePort, obtainToken, spawnService, untilReady, type ServiceProcess } from './service';
 
@@ -32,7 +32,10 @@ function runLoad<T extends WindowResult | DownloadResult>(spec: LoadSpec): Promi
   });
 }
 
-/** CPU seconds of the service, the bench database's PostgreSQL backends, Redis and the load child. */
+const treeCpuSeconds = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
+const treeRssMb = (pid: number) => processTree(pid).reduce((sum, p) => sum + rssMb(p), 0);
+
+/** CPU seconds of the service (with its child processes), the bench database's PostgreSQL backends and Redis. */
 class CpuMeter {
   private readonly first = new Map<number, number>();
   private readonly last = new Map<number, number>();
@@ -61,7 +64,7 @@ class CpuMeter {
     this.first.clear();
     this.last.clear();
     this.started = performance.now();
-    const service0 = cpuSeconds(this.servicePid);
+    const service0 = treeCpuSeconds(this.servicePid);
     const redis0 = cpuSeconds(this.redisPid);
     await this.sample();
     this.timer = setInterval(() => void this.sample().catch(() => undefined), 500);
@@ -72,7 +75,7 @@ class CpuMeter {
       let postgres = 0;
       for (const [pid, s] of this.last) postgres += s - this.first.get(pid)!;
       const r2 = (v: number) => +(v / wall).toFixed(2);
-      return { service: r2(cpuSeconds(this.servicePid) - service0), postgres: r2(postgres), redis: r2(cpuSeconds(this.redisPid) - redis0) };
+      return { service: r2(treeCpuSeconds(this.servicePid) - service0), postgres: r2(postgres), redis: r2(cpuSeconds(this.redisPid) - redis0) };
     };
   }
 }

@@ -12,10 +12,9 @@ export function toTransactionData(t: TransactionInput): TransactionData {
 }
 
 function toJson(value: unknown): unknown {
+  // Most values are strings and numbers: settled before the Decimal check, which is not free.
+  if (value === null || typeof value !== 'object') return value;
   if (Decimal.isDecimal(value)) return formatMoney(value);
   if (Array.isArray(value)) return value.map(toJson);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
-  }
-  return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
 }

@@ -41,10 +41,18 @@ const PositiveMoney = Money.superRefine((d, ctx) => {
 
 /**
  * The last calendar day that has begun anywhere (UTC+14): a migration from Australia sends its own
- * "today" while it is still yesterday in UTC, and that must not count as the future.
+ * "today" while it is still yesterday in UTC, and that must not count as the future. Kept until that
+ * day ends (it is asked once per transaction, and formatting a Date each time showed in profiles).
  */
+let latest = { day: '', from: 0, until: 0 };
 function latestStartedDay(): string {
-  return new Date(Date.now() + 14 * 3600_000).toISOString().slice(0, 10);
+  const now = Date.now();
+  if (now < latest.from || now >= latest.until) {
+    const shifted = now + 14 * 3600_000;
+    const from = now - (shifted % 86_400_000);
+    latest = { day: new Date(shifted).toISOString().slice(0, 10), from, until: from + 86_400_000 };
+  }
+  return latest.day;
 }
 
 const TransactionDate = IsoDate.superRefine((s, ctx) => {
