@@ -2,9 +2,8 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, AuthenticationError, ResultPendingError, ValidationError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, ResultPendingError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
-import { findUnstorableJson } from '../shared/platform/validation';
 
 interface HttpParserError {
   type?: string;
@@ -69,19 +68,6 @@ export function requireJsonBody(): RequestHandler {
         .json({ detail: 'Request bodies must be sent as application/json.', code: 'unsupported_media_type' });
       return;
     }
-    next();
-  };
-}
-
-/**
- * JSON bodies whose text the database could not store as sent (NUL, lone surrogates), or nested beyond
- * any schema, are refused before a route sees them: otherwise they fail deep inside an insert as a 500,
- * or in a worker that retries them for nothing.
- */
-export function requireStorableJson(): RequestHandler {
-  return (req, _res, next) => {
-    const problem = req.method === 'POST' ? findUnstorableJson(req.body) : undefined;
-    if (problem) throw new ValidationError([problem], `${problem.attr}: ${problem.detail}`, problem.code);
     next();
   };
 }

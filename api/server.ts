@@ -12,7 +12,7 @@ import { processMetrics, type Metrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
 import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
 import { authenticate } from './auth/authenticate';
-import { errorMiddleware, notFoundHandler, requireJsonBody, requireStorableJson } from './error-middleware';
+import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
@@ -69,7 +69,6 @@ export function createApp(deps: AppDeps): Express {
   const dataImport = express.Router();
   dataImport.use(authenticate(signer));
   dataImport.use(organisationRateLimit(redis, config));
-  dataImport.use(requireStorableJson());
   dataImport.use(accountRoutes(db, logger));
   dataImport.use(noteRoutes(deps));
   dataImport.use(statementRoutes(deps));

@@ -53,7 +53,12 @@ export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
 /** Parses `input` with `schema` or throws a ValidationError listing every failing field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });
-  if (result.success) return result.data;
+  if (result.success) {
+    // After the schema, so a field's own rule (a document path's, say) names the problem first.
+    const problem = findUnstorableJson(input);
+    if (problem) throw new ValidationError([problem], `${problem.attr}: ${problem.detail}`, problem.code);
+    return result.data;
+  }
   const errors = result.error.issues.map(issueToFieldError);
   const first = errors[0];
   throw new ValidationError(errors, first ? `${first.attr}: ${first.detail}` : 'Invalid input.');

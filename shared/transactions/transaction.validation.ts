@@ -4,7 +4,7 @@
 // The API and the worker call the same function, so a job is judged by exactly the request's rules.
 import { z } from 'zod';
 import { ValidationError, type FieldError } from '../platform/errors';
-import { issueToFieldError } from '../platform/validation';
+import { findUnstorableJson, issueToFieldError } from '../platform/validation';
 import { TransactionImportError } from './transaction.errors';
 import {
   ImportOptions,
@@ -42,7 +42,17 @@ export function parseTransactionImport(
   const envelopeErrors = [...optionErrors, ...issues.filter((i) => itemIndex(i) === undefined).map(toFieldError)];
   if (envelopeErrors.length > 0) throw envelopeError(envelopeErrors);
   if (!request.success || !options.success) throw firstFailingTransaction(raw.request, issues);
+  const unstorable = findUnstorableJson(raw.request);
+  if (unstorable) throw unstorableError(raw.request, unstorable);
   return { options: options.data, request: request.data };
+}
+
+/** Text the database cannot hold, or nesting past any schema: on a transaction, that transaction fails. */
+function unstorableError(request: unknown, problem: FieldError): ValidationError | TransactionImportError {
+  const index = /^transactions\.(\d+)(\.|$)/.exec(problem.attr)?.[1];
+  if (index === undefined) return envelopeError([problem]);
+  const submitted = (request as { transactions: unknown[] }).transactions[Number(index)];
+  return new TransactionImportError(submitted, [problem], `Transaction ${index} failed validation: ${problem.detail} (${problem.attr})`);
 }
 
 function itemLimitError(request: unknown, maxItems: number | undefined): FieldError | undefined {
