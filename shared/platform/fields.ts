@@ -54,6 +54,9 @@ export function formatDateTime(date: Date): string {
  * A decimal sent as a JSON number or a decimal string, at most `wholeDigits` before the point and
  * `fractionDigits` after it. Output: a Decimal holding exactly the submitted digits.
  */
+/** Every decimal of at most 15 significant digits survives the trip through a double (DBL_DIG). */
+const MAX_EXACT_JSON_NUMBER_DIGITS = 15;
+
 export function DecimalField(wholeDigits: number, fractionDigits: number) {
   return z.union([z.number(), z.string()]).transform((value, ctx) => {
     let d: Decimal;
@@ -73,6 +76,13 @@ export function DecimalField(wholeDigits: number, fractionDigits: number) {
       fail(ctx, 'max_decimal_places', `Ensure that there are no more than ${fractionDigits} decimal places.`);
     } else if (whole > wholeDigits) {
       fail(ctx, 'max_whole_digits', `Ensure that there are no more than ${wholeDigits} digits before the decimal point.`);
+    } else if (typeof value === 'number' && d.sd() > MAX_EXACT_JSON_NUMBER_DIGITS) {
+      // The body parser already rounded this number to a double: its last digits may not be the ones sent.
+      fail(
+        ctx,
+        'imprecise_number',
+        `A JSON number keeps at most ${MAX_EXACT_JSON_NUMBER_DIGITS} significant digits exactly; send this one as a decimal string.`,
+      );
     } else {
       return d;
     }

@@ -5,7 +5,7 @@
 export const STABLE_CODES = new Set([
   // generic field codes (shared/platform/validation.ts, DRF's names)
   'invalid_input', 'required', 'null', 'blank', 'invalid', 'invalid_choice', 'min_length', 'max_length',
-  'min_value', 'max_value', 'max_digits', 'max_decimal_places', 'max_whole_digits', 'parse_error',
+  'min_value', 'max_value', 'max_digits', 'max_decimal_places', 'max_whole_digits', 'imprecise_number', 'parse_error',
   'null_characters_not_allowed', 'surrogate_characters_not_allowed', 'max_depth',
   // request level
   'invalid_idempotency_key', 'import_supplier_migration_not_ongoing',
