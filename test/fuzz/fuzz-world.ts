@@ -28,10 +28,10 @@ export interface FuzzWorld {
   close(): Promise<void>;
 }
 
-export async function startFuzzWorld(): Promise<FuzzWorld> {
+export async function startFuzzWorld(overrides: Record<string, string> = {}): Promise<FuzzWorld> {
   const fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: 1_000 });
   const app = await startTestApp(
-    { STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey, VENDOR_TIMEOUT_MS: '2000', RESULT_WAIT_MS: '20000' },
+    { STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey, VENDOR_TIMEOUT_MS: '2000', RESULT_WAIT_MS: '20000', ...overrides },
     { workers: true },
   );
   const tenant = await createTenant(app);

@@ -121,6 +121,27 @@ describe('raw JSON text', () => {
     );
   });
 
+  it('lets no __proto__ or constructor key reach a prototype of this process, at any depth of any endpoint', async () => {
+    const protoKeys = Object.getOwnPropertyNames(Object.prototype).sort();
+    const poison = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}';
+    for (const endpoint of WRITE_ENDPOINTS) {
+      const valid = endpoint.valid(world, account);
+      for (const path of pathsOf(valid).filter((p) => p.length > 0)) {
+        const res = await world.postRaw(endpoint.path, rawJson(valid, path, { token: poison }));
+        expect(res.status).toBeLessThan(500);
+        const top = rawJson(valid, [], { duplicate: ['__proto__', poison] });
+        expect((await world.postRaw(endpoint.path, top)).status).toBeLessThan(500);
+      }
+    }
+    const line = await world.post(TRANSACTIONS.path, {
+      ...TRANSACTIONS.valid(world, await world.account()),
+      transactions: [JSON.parse(`{"transaction_id":"P-1","transaction_date":"2019-10-04","amount":"1.00","type":"CHARGE","__proto__":{"polluted":"yes"},"tax_items":[{"amount":"1","tax_type":"VAT","value_taxed":"1","rate":"1","unit_type":"PROPORTION","params":${poison}}]}`)],
+    });
+    expect(line.status).toBe(201);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(protoKeys);
+  });
+
   it('stores the last of two bodies of one note', async () => {
     const target = await world.account();
     const text = `{"import_supplier":${JSON.stringify(world.tenant.supplier)},"external_account_number":${JSON.stringify(target.external)},"notes":[{"body":"first","body":"second"}]}`;
