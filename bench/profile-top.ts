@@ -1,6 +1,9 @@
-// Summarises a V8 CPU profile (node --cpu-prof, e.g. `npm run bench -- --cpu-prof bench/profiles`):
-// self time by function and by package or source folder, and total (inclusive) time of this project's
-// own functions. Usage: tsx bench/profile-top.ts <file.cpuprofile> [rows]
+// Summarises a V8 CPU profile of the service (`npm run bench -- --only transactions --cpu-prof /tmp/prof`,
+// written when the service stops): self time by function and by package or source folder, and total
+// (inclusive) time by package and of this project's own functions. Samples are wall-clock: while the
+// process waits for a CPU (a busy machine, or PostgreSQL woken by a write) its samples land on the
+// frame it was in, typically writev; read CPU itself from the bench's "cores used" figures.
+// Usage: tsx bench/profile-top.ts <file.cpuprofile> [rows]
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
