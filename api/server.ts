@@ -103,11 +103,19 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.PORT;
+  let stopping = false;
+  // Keep-alive clients would otherwise go on sending requests on their open sockets, so the server
+  // never drains and the force-close below cuts whatever is in flight at 10 s.
+  server.prependListener('request', (_req, res) => {
+    if (stopping) res.shouldKeepAlive = false;
+  });
   return {
     server,
     port,
     async stop() {
-      // Stop accepting connections; requests in flight finish, idle keep-alive sockets are closed.
+      stopping = true;
+      // Stop accepting connections; requests in flight finish, idle keep-alive sockets are closed, and
+      // every answer from now on closes its connection.
       const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       server.closeIdleConnections();
       // A client that never finishes reading (a stalled list download) must not block shutdown forever.

@@ -1,0 +1,41 @@
+// Found by the fault suite (the API's SIGTERM took 10 s under load): keep-alive clients kept sending on
+// their open connections, so the server never drained and the 10 s force-close cut requests in flight.
+import { createTenant, request, startTestApp } from '../helpers/app';
+import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
+
+describe('stopping the API while keep-alive clients keep sending', () => {
+  it('drains in well under the 10 s force-close, answering every request already in flight', async () => {
+    // No workers: a queued request waits the whole RESULT_WAIT_MS, so it is surely in flight at stop.
+    const app = await startTestApp({ RESULT_WAIT_MS: '1500' });
+    try {
+      const tenant = await createTenant(app);
+      const account = await importedAccount(app, tenant);
+      let stopping = false;
+      const seen: number[] = [];
+      const hammer = async () => {
+        while (!stopping) {
+          const res = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, { token: tenant.token }).catch(() => undefined);
+          if (res) seen.push(res.status);
+        }
+      };
+      const clients = [hammer(), hammer(), hammer()];
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const inFlight = postTransactions(app, tenant.token, envelope(tenant, account, [payment('in-flight')]), { idempotencyKey: 'in-flight' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      const started = Date.now();
+      await app.api.stop();
+      const tookMs = Date.now() - started;
+      stopping = true;
+      await Promise.all(clients);
+
+      expect(tookMs).toBeLessThan(5_000);
+      expect((await inFlight).status).toBe(503);
+      expect((await inFlight).body.code).toBe('result_pending');
+      expect(seen.filter((s) => s !== 200)).toEqual([]);
+    } finally {
+      await app.workers?.stop();
+      await app.db.close();
+    }
+  });
+});
