@@ -37,6 +37,8 @@ export interface AppDeps {
   collectors?: (() => void)[];
   signer?: TokenSigner;
   now?: () => Date;
+  /** True once startApi's stop() began draining: every answer then closes its connection. */
+  stopping?: () => boolean;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -46,6 +48,12 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
+  // Keep-alive clients would otherwise go on sending on their open sockets, so a stopping server
+  // never drains and its force-close cuts whatever is in flight.
+  app.use((_req, res, next) => {
+    if (deps.stopping?.()) res.shouldKeepAlive = false;
+    next();
+  });
   app.use(helmet());
   app.use(requestId());
   app.use(requestLogger(logger));
@@ -97,18 +105,13 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   await untilReady(redis);
   const metrics = deps.metrics ?? processMetrics();
   const queued = createQueuedRequests({ db: deps.db, queues, waitMs: deps.config.RESULT_WAIT_MS });
-  const app = createApp({ ...deps, queues, redis, metrics, queued });
+  let stopping = false;
+  const app = createApp({ ...deps, queues, redis, metrics, queued, stopping: () => stopping });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(deps.config.PORT, deps.config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.config.PORT;
-  let stopping = false;
-  // Keep-alive clients would otherwise go on sending requests on their open sockets, so the server
-  // never drains and the force-close below cuts whatever is in flight at 10 s.
-  server.prependListener('request', (_req, res) => {
-    if (stopping) res.shouldKeepAlive = false;
-  });
   return {
     server,
     port,
