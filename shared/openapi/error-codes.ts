@@ -58,12 +58,16 @@ const fieldCodes: Record<string, string> = {
   max_length: 'A string or list is too long (lists: more items than the per-request limit).',
   min_value: 'A number is too small.',
   max_value: 'A number is too large.',
+  null_characters_not_allowed: 'A string or key holds a NUL character, which the database cannot store.',
+  surrogate_characters_not_allowed: 'A string or key holds a lone UTF-16 surrogate, which is not Unicode text.',
+  max_depth: 'Values are nested more than 64 levels deep.',
 };
 
 const decimalCodes: Record<string, string> = {
   max_digits: 'A decimal has more digits in total than its format allows.',
   max_decimal_places: 'A decimal has more places after the point than its format allows.',
   max_whole_digits: 'A decimal has more digits before the point than its format allows.',
+  imprecise_number: 'A decimal sent as a JSON number has more than 15 significant digits, more than a JSON number carries exactly: send it as a decimal string.',
 };
 
 function merge(...catalogues: ErrorCatalogue[]): ErrorCatalogue {
