@@ -8,7 +8,8 @@ import { formatTable, runFaultSuite, type SuitePlan } from './suite';
 const LONG = process.env.FAULTS_LONG === '1';
 
 const SHORT_PLAN: SuitePlan = {
-  stack: { workers: 2, resultWaitMs: 3_000, vendorTimeoutMs: 400 },
+  // One worker process: its SIGKILL surely lands mid-job.
+  stack: { workers: 1, resultWaitMs: 3_000, vendorTimeoutMs: 400 },
   shape: {
     transactionClients: 4,
     itemsPerRequest: 40,
@@ -36,7 +37,7 @@ const LONG_PLAN: SuitePlan = {
     restartPostgres('fast'),
     restartApi(),
     vendorOutage(),
-    killWorker(4),
+    killWorker(2, { together: true }),
     restartRedis('SIGKILL'),
     restartPostgres('immediate'),
     restartApi(),

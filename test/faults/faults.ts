@@ -36,25 +36,32 @@ async function busy(ctx: FaultContext, n: number): Promise<void> {
   await until('the load to be under way', async () => (ctx.load.answered() >= target ? true : undefined), 60_000, 20);
 }
 
-export function killWorker(times: number): Fault {
+/**
+ * SIGKILLs a worker process while transactions jobs are active, `times` times, restarting it after
+ * each. With one worker process (or `together`, every worker at once) the killed process surely held
+ * a job; otherwise they take turns, and the survivor keeps working.
+ */
+export function killWorker(times: number, opts: { together?: boolean } = {}): Fault {
+  const label = opts.together ? 'every worker SIGKILLed mid-batch' : 'worker SIGKILL mid-batch';
   return {
-    name: times === 1 ? 'worker SIGKILL mid-batch' : `worker SIGKILL mid-batch ×${times}`,
+    name: times === 1 ? label : `${label} ×${times}`,
     probe: 'transactions',
     async inject(ctx) {
       const window: FaultWindow = { down: [], notes: [] };
       for (let i = 0; i < times; i++) {
         await busy(ctx, 1);
-        const worker = ctx.stack.workers[i % ctx.stack.workers.length]!;
-        // Mid-batch: only strike while some worker holds a transactions job.
+        const { workers } = ctx.stack;
+        const victims = opts.together ? workers : [workers[i % workers.length]!];
+        // Mid-batch: only strike while transactions jobs are held.
         const active = await until('a transactions job to be active', async () => {
           const n = await ctx.stack.activeJobs('transactions');
           return n > 0 ? n : undefined;
         }, 30_000, 5);
         const from = Date.now();
-        await worker.kill();
-        window.notes.push(`killed ${worker.name} with ${active} job(s) active`);
+        await Promise.all(victims.map((w) => w.kill()));
+        window.notes.push(`killed ${victims.map((w) => w.name).join(' + ')} with ${active} job(s) active`);
         await pause(ctx.downMs);
-        await worker.start();
+        await Promise.all(victims.map((w) => w.start()));
         window.down.push({ from, to: Date.now() });
       }
       return window;
