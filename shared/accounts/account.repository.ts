@@ -119,6 +119,9 @@ export async function streamProcessList(
     [supplierCode],
     { batchSize: 2000 },
   );
+  // The stream reports a lost connection; the client's own 'error' event must not crash the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   client.query(stream);
   let released = false;
   return {
@@ -126,6 +129,7 @@ export async function streamProcessList(
     release: (err) => {
       if (released) return;
       released = true;
+      client.off('error', ignore);
       client.release(err);
     },
   };

@@ -69,11 +69,16 @@ export function createDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_SI
  */
 export async function inTransaction<T>(db: Database, work: (sql: Sql) => Promise<T>, timeoutMs = 60_000): Promise<T> {
   const client = await db.pool.connect();
+  // A checked-out connection whose server goes away emits 'error' besides failing the query in
+  // flight; without a listener that event would crash the process. The query's rejection is the signal.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   try {
     // One round trip for both: a simple-protocol query may hold several statements.
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.round(timeoutMs)}`);
     const result = await work(client);
     await client.query('COMMIT');
+    client.off('error', ignore);
     client.release();
     return result;
   } catch (err) {
@@ -82,6 +87,7 @@ export async function inTransaction<T>(db: Database, work: (sql: Sql) => Promise
       () => undefined,
       (rollbackErr: Error) => rollbackErr,
     );
+    client.off('error', ignore);
     client.release(broken);
     throw err;
   }
