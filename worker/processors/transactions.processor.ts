@@ -6,7 +6,7 @@ import type { Database } from '../../shared/platform/db';
 import { ValidationError } from '../../shared/platform/errors';
 import type { QueuedRequestData } from '../../shared/platform/jobs';
 import type { Logger } from '../../shared/platform/logger';
-import { completeRequest, failRequest, isFinalAttempt } from '../../shared/requests/queued-job';
+import { completeRequestSql, failRequest, isFinalAttempt } from '../../shared/requests/queued-job';
 import type { QueuedRequestOutcome } from '../../shared/requests/queued-request';
 import { TransactionImportError } from '../../shared/transactions/transaction.errors';
 import { importTransactions } from '../../shared/transactions/transaction.use-cases';
@@ -28,7 +28,7 @@ export async function processTransactionImport(
   try {
     // Parsed before the database transaction opens, so the account lock is held only for the import.
     const parsed = reparse(payload);
-    await completeRequest(ctx.db, requestId, async (tx) =>
+    await completeRequestSql(ctx.db, requestId, async (tx) =>
       'outcome' in parsed ? parsed.outcome : importTransactions(tx, { accountId, requestId, now: new Date() }, parsed),
     );
   } catch (err) {
