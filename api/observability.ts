@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Logger } from '../shared/platform/logger';
 import type { Metrics } from '../shared/platform/metrics';
-import { runWithRequestId } from '../shared/platform/request-context';
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -20,7 +19,7 @@ export function requestId(): RequestHandler {
     const id = given && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
     req.requestId = id;
     res.set('X-Request-Id', id);
-    runWithRequestId(id, next);
+    next();
   };
 }
 

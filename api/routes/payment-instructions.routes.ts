@@ -9,7 +9,13 @@ export function paymentInstructionRoutes(deps: AppDeps): Router {
   const router = Router();
   router.post('/payment-instruction/create/', async (req, res) => {
     const { organisationId } = callerOf(req);
-    const outcome = await requestPaymentInstruction(deps, organisationId, req.body, req.get('idempotency-key'));
+    const outcome = await requestPaymentInstruction(
+      deps,
+      organisationId,
+      req.body,
+      req.get('idempotency-key'),
+      req.requestId,
+    );
     res.status(outcome.status).json(outcome.body);
   });
   return router;

@@ -13,7 +13,13 @@ export function transactionRoutes(deps: AppDeps): Router {
     const { organisationId } = callerOf(req);
     const outcome = await requestTransactionImport(
       { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
-      { organisationId, idempotencyKey: req.get('idempotency-key'), query: req.query, body: req.body },
+      {
+        organisationId,
+        idempotencyKey: req.get('idempotency-key'),
+        traceId: req.requestId,
+        query: req.query,
+        body: req.body,
+      },
     );
     res.status(outcome.status).json(outcome.body);
   });

@@ -22,6 +22,7 @@ export async function requestPaymentInstruction(
   organisationId: number,
   body: unknown,
   idempotencyKey: string | undefined,
+  traceId?: string,
 ): Promise<QueuedRequestOutcome> {
   // Bad input of any kind answers 400 before the account is looked up (as on every endpoint).
   const key = parseIdempotencyKey(idempotencyKey);
@@ -33,6 +34,7 @@ export async function requestPaymentInstruction(
     organisationId,
     accountId: account.accountId,
     idempotencyKey: key,
+    traceId,
     payload: instruction,
   });
 }

@@ -18,7 +18,7 @@ export const TRANSACTIONS_ENDPOINT = 'transactions/create';
 
 export async function requestTransactionImport(
   deps: { db: Database; queued: QueuedRequests; maxItems: number },
-  req: { organisationId: number; idempotencyKey: string | undefined; query: unknown; body: unknown },
+  req: { organisationId: number; idempotencyKey: string | undefined; traceId?: string; query: unknown; body: unknown },
 ): Promise<QueuedRequestOutcome> {
   const idempotencyKey = parseIdempotencyKey(req.idempotencyKey);
   const checked = parseTransactionImport({ options: req.query, request: req.body }, { maxItems: deps.maxItems });
@@ -29,6 +29,7 @@ export async function requestTransactionImport(
     organisationId: req.organisationId,
     accountId: account.accountId,
     idempotencyKey,
+    traceId: req.traceId,
     payload: { options: checked.options, request: req.body },
   });
 }

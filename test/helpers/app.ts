@@ -23,7 +23,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const t = await openTestDb(overrides);
   const { workers: withWorkers, ...deps } = extra;
-  const workers = withWorkers ? await startWorkers(t) : undefined;
+  const workers = withWorkers ? await startWorkers({ ...t, logger: deps.logger ?? t.logger }) : undefined;
   const api = await startApi({ ...t, ...deps });
   return {
     ...t,

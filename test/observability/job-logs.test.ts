@@ -1,0 +1,34 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createTenant, startTestApp, type TestApp } from '../helpers/app';
+import { importedAccount, payment, postTransactions, envelope } from '../transactions/transactions.fixture';
+
+describe('job log lines', () => {
+  let app: TestApp;
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+        done();
+      },
+    });
+    app = await startTestApp({}, { workers: true, logger: pino({ level: 'info' }, sink) });
+  });
+  afterAll(() => app.close());
+
+  it("carry the X-Request-Id of the request that queued the job, and one line per request", async () => {
+    const tenant = await createTenant(app);
+    const account = await importedAccount(app, tenant);
+    const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('traced-1')]), {
+      headers: { 'x-request-id': 'migration-batch-17' },
+    });
+    expect(res.status).toBe(201);
+    const jobLines = lines.filter((l) => l.msg === 'job completed');
+    expect(jobLines).toEqual([expect.objectContaining({ queue: 'transactions', traceId: 'migration-batch-17' })]);
+    const requestLines = lines.filter((l) => (l.req as { id?: string } | undefined)?.id === 'migration-batch-17');
+    expect(requestLines).toHaveLength(1);
+    expect(JSON.stringify(lines)).not.toContain(tenant.token);
+  });
+});
