@@ -8,7 +8,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../platform/db';
 import { AppError, ConflictError, ResultPendingError } from '../platform/errors';
-import { currentRequestId } from '../platform/request-context';
 import { JOBS, type JobKey, type JobQueues, type QueuedRequestData } from '../platform/jobs';
 import { parseIdempotencyKey } from './idempotency-key';
 import * as repo from './request-result.repository';
@@ -28,6 +27,8 @@ export interface SubmitRequest<P> {
   organisationId: number;
   accountId: number;
   idempotencyKey: string | undefined;
+  /** X-Request-Id of the HTTP request, carried into the job's log lines. */
+  traceId?: string;
   /** What the job carries: the validated request, no secrets. */
   payload: P;
 }
@@ -108,7 +109,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
     const spec = JOBS[req.job];
     const data: QueuedRequestData<P> = {
       requestId: id,
-      traceId: currentRequestId(),
+      traceId: req.traceId,
       organisationId: req.organisationId,
       accountId: req.accountId,
       payload: req.payload,
@@ -124,7 +125,9 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
     await queue.add(spec.name, data, {
       ...spec.options,
       jobId: id,
-      removeOnComplete: { age: 3600, count: 10_000 },
+      // Completed jobs only feed the dashboard (the answer lives in PostgreSQL): keep few, as each
+      // carries a whole request (~20 KB for 100 transactions).
+      removeOnComplete: { age: 3600, count: 1000 },
       removeOnFail: { age: 24 * 3600 },
     });
   }
