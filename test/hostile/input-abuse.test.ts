@@ -80,7 +80,7 @@ describe('hostile input', () => {
     // Reads that take it in the path find nothing rather than something else.
     const status = await request(world.app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${world.tenant.supplier}/${encodeURIComponent(text)}/`, { token: world.tenant.token });
     expect(status.status).toBe(404);
-    expect(await world.app.db.prisma.note.count()).toBeGreaterThan(0);
+    expect(await world.app.db.prisma.note.count({ where: { accountId: account.id } })).toBe(1);
   });
 
   it('answers a body over BODY_LIMIT_BYTES with 413 request_too_large and writes nothing', async () => {
@@ -100,14 +100,15 @@ describe('hostile input', () => {
       const field = Object.keys(valid).find((k) => Array.isArray(valid[k]))!;
       const one = (valid[field] as Record<string, unknown>[])[0]!;
       const items = Array.from({ length: 51 }, (_, i) => ({ ...one, statement_id: `S-${i}`, transaction_id: `T-${i}`, body: `note ${i}` }));
-      const before = await world.app.db.prisma.requestResult.count();
+      const mine = { where: { organisationId: world.tenant.report.organisations[0]!.id } };
+      const before = await world.app.db.prisma.requestResult.count(mine);
 
       const res = await world.post(endpoint.path, { ...valid, [field]: items });
 
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ attr: field, code: 'max_length', detail: expect.any(String) }]);
       expect(await rowCounts(world.app, account.id)).toEqual({ notes: 0, transactions: 0, statements: 0, instructions: 0, periods: 1 });
-      expect(await world.app.db.prisma.requestResult.count()).toBe(before);
+      expect(await world.app.db.prisma.requestResult.count(mine)).toBe(before);
     },
   );
 });
