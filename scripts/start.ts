@@ -5,6 +5,7 @@
 import { startApi } from '../api/server';
 import { recordBreakerStates } from '../shared/payment-instructions/vendors/vendor-breakers';
 import { createDatabase } from '../shared/platform/db';
+import { workerPoolSize } from '../shared/platform/jobs';
 import { processMetrics } from '../shared/platform/metrics';
 import { boot, onShutdown } from '../shared/platform/process';
 import { startWorkers } from '../worker/worker';
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   // The workers get a pool of their own, as they have when they run apart: every running job holds a
   // connection for its whole transaction, and WORKER_CONCURRENCY of them sharing the API's pool left
   // the API's lookups queueing behind them (measured: 66 against 101 requests/s of transactions).
-  const workerDb = createDatabase(config);
+  const workerDb = createDatabase({ ...config, DB_POOL_SIZE: workerPoolSize(config) });
   const workers = await startWorkers({ config, db: workerDb, logger });
   const metrics = processMetrics();
   // The workers run in this process, so their breakers are this API's to report.

@@ -1,11 +1,12 @@
 // Entry point of a worker process (`npm run start:worker`).
+import { workerPoolSize } from '../shared/platform/jobs';
 import { processMetrics } from '../shared/platform/metrics';
 import { boot, onShutdown } from '../shared/platform/process';
 import { startMetricsServer } from './metrics-server';
 import { startWorkers } from './worker';
 
 async function main(): Promise<void> {
-  const { config, db, logger } = await boot('worker', { migrate: true });
+  const { config, db, logger } = await boot('worker', { migrate: true, poolSize: workerPoolSize });
   const workers = await startWorkers({ config, db, logger });
   const metricsServer =
     config.WORKER_METRICS_PORT === undefined

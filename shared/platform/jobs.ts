@@ -22,6 +22,11 @@ export const JOBS = {
 export type JobKey = keyof typeof JOBS;
 export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue))];
 
+/** A worker process's pool: every running job holds one connection for its whole transaction. */
+export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
+  return Math.max(config.DB_POOL_SIZE, config.WORKER_CONCURRENCY * QUEUE_NAMES.length);
+}
+
 /** Data every queued request carries: the stored result row it must complete, and who asked. */
 export interface QueuedRequestData<P = unknown> {
   requestId: string;

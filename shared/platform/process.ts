@@ -12,7 +12,7 @@ export interface Booted {
 }
 
 /** Parses config, checks PostgreSQL and Redis answer, applies migrations. Exits with one clear line if not. */
-export async function boot(name: string, opts: { migrate: boolean }): Promise<Booted> {
+export async function boot(name: string, opts: { migrate: boolean; poolSize?: (config: Config) => number }): Promise<Booted> {
   let config: Config;
   try {
     config = loadConfig();
@@ -25,7 +25,8 @@ export async function boot(name: string, opts: { migrate: boolean }): Promise<Bo
   }
   const logger = createLogger(config.LOG_LEVEL, name);
   if (usesDevTokenSecret(config)) logger.warn('TOKEN_SECRET is the development default: set your own before real use');
-  return { config, db: createDatabase(config), logger };
+  const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;
+  return { config, db: createDatabase({ ...config, DB_POOL_SIZE: poolSize }), logger };
 }
 
 export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
