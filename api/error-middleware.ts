@@ -2,7 +2,7 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, AuthenticationError, ResultPendingError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, UnavailableError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -24,7 +24,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    if (err instanceof ResultPendingError) {
+    if (err instanceof UnavailableError) {
       res.set('Retry-After', String(err.retryAfterSeconds));
     }
     if (err instanceof AuthenticationError) {

@@ -60,12 +60,20 @@ export class ConflictError extends AppError {
   }
 }
 
-/** A request that waited too long for its queued work: the work goes on; retry with the same key. */
-export class ResultPendingError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(503, 'result_pending', 'The request is still being processed. Retry it as it is.');
+/** 503 with Retry-After: retry the request as it is. */
+export class UnavailableError extends AppError {
+  constructor(
+    code: 'result_pending' | 'queue_unavailable',
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, code, detail);
   }
 }
+
+/** A request that waited too long for its queued work: the work goes on; retry with the same key. */
+export const resultPending = (retryAfterSeconds: number): UnavailableError =>
+  new UnavailableError('result_pending', 'The request is still being processed. Retry it as it is.', retryAfterSeconds);
 
 /** A vendor or dependency fault worth retrying (BullMQ retries the job). */
 export class TransientError extends AppError {

@@ -7,7 +7,7 @@
 // same Idempotency-Key picks up the stored result.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../platform/db';
-import { AppError, ConflictError, ResultPendingError } from '../platform/errors';
+import { ConflictError, resultPending, UnavailableError } from '../platform/errors';
 import { JOBS, type JobKey, type JobQueues, type QueuedRequestData } from '../platform/jobs';
 import { parseIdempotencyKey } from './idempotency-key';
 import * as repo from './request-result.repository';
@@ -100,7 +100,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
       const row = await repo.findResult(deps.db.pool, id);
       if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
       const left = deadline - Date.now();
-      if (left <= 0) throw new ResultPendingError(RETRY_AFTER_SECONDS);
+      if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS);
       await watcher.next(Math.min(POLL_INTERVAL_MS, left));
     }
   }
@@ -173,7 +173,7 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
           await enqueue(req, result.id, !created);
         } catch {
           if (created && key === null) await repo.deleteResult(deps.db.pool, result.id).catch(() => undefined);
-          throw new AppError(503, 'queue_unavailable', 'The work queue is unavailable. Retry the request as it is.');
+          throw new UnavailableError('queue_unavailable', 'The work queue is unavailable. Retry the request as it is.', RETRY_AFTER_SECONDS);
         }
         return await waitForResult(watcher, result.id, !created);
       } finally {

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { Redis } from 'ioredis';
 import { createTenant, obtainToken, request, startTestApp, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
+import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -90,7 +91,7 @@ describe('readiness when a dependency is down', () => {
     }
   });
 
-  it('names redis when its Redis server stops, and recovers when it is back', async () => {
+  it('names redis when its Redis server stops, refuses queued writes fast with Retry-After, and recovers', async () => {
     const port = await freePort();
     const startRedis = (): ChildProcess =>
       spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
@@ -103,6 +104,8 @@ describe('readiness when a dependency is down', () => {
     probe.disconnect();
     const app = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` }, { workers: true });
     try {
+      const tenant = await createTenant(app);
+      const account = await importedAccount(app, tenant);
       expect((await request(app.baseUrl, 'GET', '/readyz')).status).toBe(200);
       server.kill('SIGKILL');
       await new Promise((r) => server.once('exit', r));
@@ -111,6 +114,12 @@ describe('readiness when a dependency is down', () => {
         return res.status === 503 ? res : undefined;
       });
       expect(down.body.failing).toContain('redis');
+      const started = Date.now();
+      const write = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('while-redis-down')]));
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(write.status).toBe(503);
+      expect(write.body.code).toBe('queue_unavailable');
+      expect(write.headers.get('retry-after')).toBe('2');
       server = startRedis();
       await until('readyz 200 again', async () => {
         const res = await request(app.baseUrl, 'GET', '/readyz');
