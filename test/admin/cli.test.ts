@@ -1,40 +1,14 @@
-// Runs the real CLI as a child process (node with tsx), as the platform team runs it.
-import { execFile } from 'node:child_process';
+// The admin CLI run as the platform team runs it: a child process (test/helpers/admin-cli.ts).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { digest } from '../../shared/auth/secrets';
 import { obtainToken, startTestApp, type TestApp } from '../helpers/app';
+import { runAdmin } from '../helpers/admin-cli';
 import { testDatabaseUrl, uniqueSuffix } from '../helpers/context';
 
-const ROOT = path.join(__dirname, '../..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-function admin(args: string[], databaseUrl = testDatabaseUrl): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/admin.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, json });
-      },
-    );
-  });
-}
+const admin = (args: string[], databaseUrl?: string) => runAdmin(args, { databaseUrl });
 
 describe('admin CLI', () => {
   let app: TestApp;

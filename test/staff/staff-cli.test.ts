@@ -1,37 +1,10 @@
 // The staff commands of the admin CLI, run as the platform team runs them (a child process), and the
 // accounts they make used on the sign-in page.
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { testDatabaseUrl, uniqueSuffix } from '../helpers/context';
+import { runAdmin } from '../helpers/admin-cli';
+import { uniqueSuffix } from '../helpers/context';
 import { StaffClient, startStaffApp, type StaffTestApp } from './staff-app';
 
-const ROOT = path.join(__dirname, '../..');
-
-interface Run {
-  code: number;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  stderr: string;
-}
-
-function admin(args: string[], stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/admin.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: testDatabaseUrl }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, json, stderr });
-      },
-    );
-    child.stdin!.end(stdin ?? '');
-  });
-}
+const admin = (args: string[], stdin?: string) => runAdmin(args, { stdin });
 
 describe('admin CLI staff commands', () => {
   let app: StaffTestApp;
