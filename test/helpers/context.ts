@@ -1,6 +1,7 @@
 // Each jest worker gets its own database (data_import_test_<worker>), migrated once per process, and
 // each test file its own queue prefix and its own uniquely named suppliers, so tests never see each
-// other's data and can run while `npm start` runs.
+// other's data and can run while `npm start` runs. TEST_DB_PREFIX names another set of databases, for
+// two checkouts whose migrations differ running their tests on one machine.
 import { randomBytes } from 'node:crypto';
 import { migrate } from '../../prisma/migrate';
 import { loadConfig, type Config } from '../../shared/platform/config';
@@ -9,7 +10,9 @@ import { createLogger, type Logger } from '../../shared/platform/logger';
 
 const PG_BASE = process.env.TEST_PG_BASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 
-export const testDatabaseUrl = `${PG_BASE}/data_import_test_${process.env.JEST_WORKER_ID ?? '0'}`;
+const DB_PREFIX = process.env.TEST_DB_PREFIX ?? 'data_import_test';
+
+export const testDatabaseUrl = `${PG_BASE}/${DB_PREFIX}_${process.env.JEST_WORKER_ID ?? '0'}`;
 
 let migrated: Promise<unknown> | undefined;
 
