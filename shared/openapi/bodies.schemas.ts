@@ -83,9 +83,9 @@ export const TransactionImportErrorBody = named(
     transaction_data: z
       .unknown()
       .describe('The first failing transaction: as sent when it failed validation, as echoed in 201 bodies when the import refused it.'),
-    errors: z.array(FieldError).describe('The failing transaction\'s field errors, with stable codes.'),
+    errors: z.array(FieldError).describe('The field errors of every failing transaction (attr `transactions.N.…`), with stable codes: drop them all and resend the rest.'),
   }),
-  { description: 'The transactions endpoint\'s own 400: nothing was imported; it names the first failing transaction.' },
+  { description: 'The transactions endpoint\'s own 400: nothing was imported; it names the first failing transaction and lists the errors of all of them.' },
 );
 
 /** shared/payment-instructions/payment-instruction.schemas.ts CreatedPaymentInstruction. */

@@ -3,6 +3,7 @@
 // the whole request (outside the period without force, or no open period at all).
 import { describePeriod, nearestDayWithin } from './statement-period';
 import { toTransactionData, type TransactionData } from './transaction-data';
+import type { FieldError } from '../platform/errors';
 import { TransactionImportError } from './transaction.errors';
 import type { LockedAccount, NewTransaction, OpenPeriod } from './transaction.repository';
 import type { TransactionInput } from './transaction.schemas';
@@ -22,6 +23,7 @@ export function planImport(
   force: boolean,
 ): PlannedTransaction[] | TransactionImportError {
   const planned: PlannedTransaction[] = [];
+  const rejected: Rejection[] = [];
   for (const [index, transaction] of transactions.entries()) {
     const data = toTransactionData(transaction);
     const submittedDate = transaction.transaction_date;
@@ -31,12 +33,24 @@ export function planImport(
       continue;
     }
     const period = account.openPeriod;
-    if (!period) return noOpenPeriod(index, data, account);
-    const date = nearestDayWithin(period, submittedDate);
-    if (date !== submittedDate && !force) return outsidePeriod(index, data, account, period);
+    const date = period ? nearestDayWithin(period, submittedDate) : submittedDate;
+    if (!period) rejected.push(noOpenPeriod(index, data, account));
+    else if (date !== submittedDate && !force) rejected.push(outsidePeriod(index, data, account, period));
     planned.push({ transaction, data, add: true, date });
   }
-  return planned;
+  return rejected.length > 0 ? rejectionOf(rejected) : planned;
+}
+
+/** One failing transaction: its echo and its field errors. */
+export interface Rejection {
+  data: TransactionData;
+  errors: FieldError[];
+}
+
+/** The request's 400: the first rejection on top, every rejection's field errors in `errors`. */
+export function rejectionOf(rejected: Rejection[]): TransactionImportError {
+  const first = rejected[0]!;
+  return new TransactionImportError(first.data, rejected.flatMap((r) => r.errors), first.errors[0]!.detail);
 }
 
 export function isMoved(p: PlannedTransaction): boolean {
@@ -83,30 +97,20 @@ export function movedNoteBody(moved: PlannedTransaction[], period: OpenPeriod): 
   ].join('\n');
 }
 
-function outsidePeriod(
-  index: number,
-  data: TransactionData,
-  account: LockedAccount,
-  period: OpenPeriod,
-): TransactionImportError {
+function outsidePeriod(index: number, data: TransactionData, account: LockedAccount, period: OpenPeriod): Rejection {
   const detail =
     `${String(data.transaction_date)} of ${String(data.type)} transaction "${String(data.transaction_id)}" ` +
     `of ${String(data.amount)} is not within the open statement period ${describePeriod(period)} of account ` +
     `${account.platformAccountNumber}. Send it with force_add_to_current_statement=true to move it into the period.`;
-  return new TransactionImportError(
+  return {
     data,
-    [{ attr: `transactions.${index}.transaction_date`, code: 'transaction_outside_open_statement_period', detail }],
-    detail,
-  );
+    errors: [{ attr: `transactions.${index}.transaction_date`, code: 'transaction_outside_open_statement_period', detail }],
+  };
 }
 
-function noOpenPeriod(index: number, data: TransactionData, account: LockedAccount): TransactionImportError {
+function noOpenPeriod(index: number, data: TransactionData, account: LockedAccount): Rejection {
   const detail =
     `Account ${account.platformAccountNumber} has no open statement period to add ` +
     `transaction "${String(data.transaction_id)}" to.`;
-  return new TransactionImportError(
-    data,
-    [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }],
-    detail,
-  );
+  return { data, errors: [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }] };
 }

@@ -1,5 +1,5 @@
-// The transactions endpoint's own 400 body (spec: Endpoints → transactions/create): it names the
-// first failing transaction instead of listing every field error of the request.
+// The transactions endpoint's own 400 body (spec: Endpoints → transactions/create): its top level names
+// the first failing transaction; `errors` holds the field errors of every failing transaction.
 import { AppError, type FieldError } from '../platform/errors';
 import type { QueuedRequestOutcome } from '../requests/queued-request';
 

@@ -1,6 +1,7 @@
 // Turns a raw request into a checked import, or into the right 400. A broken envelope (account
 // reference, `transactions` itself, the query options, the header) gets the standardized validation
-// body; a bad transaction gets the endpoint's TRANSACTION_IMPORT_ERROR body naming the first one.
+// body; bad transactions get the endpoint's TRANSACTION_IMPORT_ERROR body: its top level names the first
+// one (the spec), its `errors` list every failing transaction's fields, so a client drops them all at once.
 // The API and the worker call the same function, so a job is judged by exactly the request's rules.
 import { z } from 'zod';
 import { ValidationError, type FieldError } from '../platform/errors';
@@ -41,7 +42,7 @@ export function parseTransactionImport(
   const issues = request.success ? [] : request.error.issues;
   const envelopeErrors = [...optionErrors, ...issues.filter((i) => itemIndex(i) === undefined).map(toFieldError)];
   if (envelopeErrors.length > 0) throw envelopeError(envelopeErrors);
-  if (!request.success || !options.success) throw firstFailingTransaction(raw.request, issues);
+  if (!request.success || !options.success) throw failingTransactions(raw.request, issues);
   const unstorable = findUnstorableJson(raw.request);
   if (unstorable) throw unstorableError(raw.request, unstorable);
   return { options: options.data, request: request.data };
@@ -72,9 +73,11 @@ function itemIndex(issue: z.core.$ZodIssue): number | undefined {
   return field === 'transactions' && typeof index === 'number' ? index : undefined;
 }
 
-function firstFailingTransaction(request: unknown, issues: z.core.$ZodIssue[]): TransactionImportError {
-  const index = Math.min(...issues.map((i) => itemIndex(i)!));
-  const errors = issues.filter((i) => itemIndex(i) === index).map(toFieldError);
+function failingTransactions(request: unknown, issues: z.core.$ZodIssue[]): TransactionImportError {
+  // Stable sort: each transaction's errors stay in the schema's order, transactions in the request's.
+  const byItem = issues.map((issue) => ({ index: itemIndex(issue)!, issue })).sort((a, b) => a.index - b.index);
+  const index = byItem[0]!.index;
+  const errors = byItem.map((e) => toFieldError(e.issue));
   const submitted = (request as { transactions: unknown[] }).transactions[index];
   const id = (submitted as { transaction_id?: unknown } | null)?.transaction_id;
   const named = typeof id === 'string' ? ` (transaction_id "${id}")` : '';

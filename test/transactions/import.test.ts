@@ -212,7 +212,7 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     expect(await notesOf(app, account.accountId)).toHaveLength(1);
   });
 
-  it('when a transaction is outside the open period and force is false, it rejects the whole batch naming that transaction', async () => {
+  it('when transactions are outside the open period and force is false, it rejects the whole batch naming the first and listing each', async () => {
     const account = await importedAccount(app, tenant);
     const res = await postTransactions(
       app,
@@ -220,6 +220,7 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
       envelope(tenant, account, [
         payment('fine', { transaction_date: '2019-10-02' }),
         payment('1', { transaction_date: '2019-09-28' }),
+        payment('2', { transaction_date: '2019-09-29' }),
       ]),
       { query: 'force_add_to_current_statement=False', idempotencyKey: `reject-${account.external}` },
     );
@@ -234,6 +235,11 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
           attr: 'transactions.1.transaction_date',
           code: 'transaction_outside_open_statement_period',
           detail: expect.any(String) as unknown,
+        },
+        {
+          attr: 'transactions.2.transaction_date',
+          code: 'transaction_outside_open_statement_period',
+          detail: expect.stringContaining('"2"') as unknown,
         },
       ],
     });

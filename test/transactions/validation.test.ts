@@ -165,16 +165,23 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     ]);
   });
 
-  it('reports only the first failing transaction when several fail, and writes nothing', async () => {
+  it('names the first failing transaction on top and lists every failing transaction in errors, writing nothing', async () => {
     const res = await rejected(
-      envelope(tenant, account, [payment('ok'), payment('first', { amount: 'x', payment_type: 'NOPE' }), payment('third', { amount: -1 })]),
+      envelope(tenant, account, [
+        payment('ok'),
+        payment('first', { amount: 'x', payment_type: 'NOPE' }),
+        payment('fine'),
+        payment('third', { amount: -1 }),
+      ]),
     );
 
     expect(res.status).toBe(400);
     expect(res.body.error_detail).toContain('"first"');
-    expect(res.body.errors.map((e: { attr: string }) => e.attr).sort()).toEqual([
-      'transactions.1.amount',
-      'transactions.1.payment_type',
+    expect(res.body.transaction_data).toEqual(payment('first', { amount: 'x', payment_type: 'NOPE' }));
+    expect(res.body.errors.map((e: { attr: string; code: string }) => [e.attr, e.code])).toEqual([
+      ['transactions.1.amount', 'invalid'],
+      ['transactions.1.payment_type', 'invalid_choice'],
+      ['transactions.3.amount', 'amount_must_be_positive'],
     ]);
   });
 
