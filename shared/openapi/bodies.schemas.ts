@@ -68,7 +68,10 @@ export const TransactionResult = named(
   z.object({
     status: z.enum(['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS']),
     transaction_data: TransactionData,
-    added_transaction_id: z.string().optional().describe('Id of the stored transaction; absent when it already existed or on a dry run.'),
+    added_transaction_id: z
+      .int()
+      .optional()
+      .describe('Id of the stored transaction (a JSON integer, as the contract says); absent when it already existed or on a dry run.'),
   }),
 );
 

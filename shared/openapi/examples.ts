@@ -118,7 +118,7 @@ export const transactionsCreated = {
     ...simpleTransactions.map((t, i) => ({
       status: 'TRANSACTION_ADDED_TO_ACCOUNT',
       transaction_data: { ...t, amount: '10.00' },
-      added_transaction_id: String(101 + i),
+      added_transaction_id: 101 + i,
     })),
     {
       status: 'TRANSACTION_ADDED_TO_ACCOUNT',
@@ -130,7 +130,7 @@ export const transactionsCreated = {
         ],
         tax_items: [{ ...supplyCharge.tax_items[0], amount: '9.24', value_taxed: '44.00', rate: '0.21' }],
       },
-      added_transaction_id: '105',
+      added_transaction_id: 105,
     },
   ],
 };

@@ -101,7 +101,7 @@ export async function insertTransactions(
   accountId: number,
   requestId: string,
   rows: NewTransaction[],
-): Promise<Map<string, string>> {
+): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
   const records = rows.map((r) => ({
     transaction_id: r.transactionId,
@@ -120,13 +120,15 @@ export async function insertTransactions(
     description: r.description,
     submitted: r.submitted,
   }));
-  // id is int8: a string from pg, a bigint through Prisma.
+  // id is int8: a string from pg, a bigint through Prisma. The contract answers it as a JSON integer;
+  // a JSON number holds every integer exactly up to 2^53 - 1 (9,007,199,254,740,991 rows), which a
+  // sequence that starts at 1 never reaches in practice.
   const { rows: inserted } = await db.query<{ id: string | bigint; transaction_id: string }>(INSERT, [
     accountId,
     requestId,
     JSON.stringify(records),
   ]);
-  return new Map(inserted.map((r) => [r.transaction_id, String(r.id)]));
+  return new Map(inserted.map((r) => [r.transaction_id, Number(r.id)]));
 }
 
 export async function insertPinnedNote(db: Sql, accountId: number, body: string, createdAt: Date): Promise<void> {

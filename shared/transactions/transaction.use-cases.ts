@@ -73,7 +73,7 @@ function notFound(): QueuedRequestOutcome {
   return { status: err.status, body: { detail: err.message, code: err.code } };
 }
 
-function created(planned: PlannedTransaction[], ids: Map<string, string>): QueuedRequestOutcome {
+function created(planned: PlannedTransaction[], ids: Map<string, number>): QueuedRequestOutcome {
   const results = planned.map((p) => {
     const id = p.add ? ids.get(p.transaction.transaction_id) : undefined;
     return {

@@ -76,9 +76,9 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     const rows = await storedTransactions(app, account.accountId);
     expect(rows.map((r) => r.transactionId)).toEqual(['1', '2', '3', '4', '5']);
     expect(res.body.results).toHaveLength(5);
-    res.body.results.forEach((result: { status: string; added_transaction_id: string }, i: number) => {
+    res.body.results.forEach((result: { status: string; added_transaction_id: number }, i: number) => {
       expect(result.status).toBe('TRANSACTION_ADDED_TO_ACCOUNT');
-      expect(result.added_transaction_id).toBe(String(rows[i]!.id));
+      expect(result.added_transaction_id).toBe(Number(rows[i]!.id));
     });
     expect(res.body.results.slice(0, 4).map((r: { transaction_data: unknown }) => r.transaction_data)).toEqual(
       example.transactions.slice(0, 4).map((t) => ({ ...t, amount: '10.00' })),
@@ -268,7 +268,7 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
       {
         status: 'TRANSACTION_ADDED_TO_ACCOUNT',
         transaction_data: payment('2', { amount: '71.00' }),
-        added_transaction_id: String(rows[1]!.id),
+        added_transaction_id: Number(rows[1]!.id),
       },
     ]);
   });
@@ -285,7 +285,7 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     expect(again.body.results[0].status).toBe('TRANSACTION_ADDED_TO_ACCOUNT');
     const rows = await storedTransactions(app, account.accountId);
     expect(rows.map((r) => r.transactionId)).toEqual(['1', '1']);
-    expect(again.body.results[0].added_transaction_id).toBe(String(rows[1]!.id));
+    expect(again.body.results[0].added_transaction_id).toBe(Number(rows[1]!.id));
   });
 
   it('with dry_run reports what would happen and writes no transaction and no note', async () => {

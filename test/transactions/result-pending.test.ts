@@ -53,7 +53,7 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
       {
         status: 'TRANSACTION_ADDED_TO_ACCOUNT',
         transaction_data: payment('slow', { amount: '71.00' }),
-        added_transaction_id: String(rows[0]!.id),
+        added_transaction_id: Number(rows[0]!.id),
       },
     ]);
     expect(await storedResults(app, organisationOf(tenant))).toHaveLength(1);
