@@ -50,9 +50,11 @@ export async function openProcessList(
 export async function resolveWritableAccount(
   db: Database,
   organisationId: number,
-  ref: { import_supplier: string; external_account_number: string },
+  ref: { import_supplier: string; external_account_number?: string; account_number?: string },
 ): Promise<repo.ImportedAccount> {
-  const account = await repo.findImportedAccount(db.pool, organisationId, ref.import_supplier, ref.external_account_number);
+  // Notes and transactions also take the contract's deprecated `account_number` (checked equal when both come).
+  const external = ref.external_account_number ?? ref.account_number;
+  const account = external && (await repo.findImportedAccount(db.pool, organisationId, ref.import_supplier, external));
   if (!account) throw accountNotFound();
   if (account.supplierStatus !== 'Ongoing') {
     throw new ValidationError(

@@ -1,7 +1,7 @@
 // Shapes of POST /v1/data-import/notes/create/ (spec "Note"; contract §1 for required-ness and the
 // domain codes). Unknown fields are stripped, never stored.
 import { z } from 'zod';
-import { AccountReference, DocumentPath, IsoDateTime } from '../platform/fields';
+import { ACCOUNT_ALIAS_WHEN, AliasedAccountReference, checkAccountNumberAlias, DocumentPath, IsoDateTime } from '../platform/fields';
 
 export const NoteDocument = z.object({ document_path: DocumentPath });
 
@@ -37,7 +37,9 @@ export const Note = z
   });
 
 export function notesRequestSchema(maxItems: number) {
-  return z.object({ ...AccountReference, notes: z.array(Note).max(maxItems) });
+  return z
+    .object({ ...AliasedAccountReference, notes: z.array(Note).max(maxItems) })
+    .superRefine(checkAccountNumberAlias, ACCOUNT_ALIAS_WHEN);
 }
 
 export type NoteInput = z.output<typeof Note>;

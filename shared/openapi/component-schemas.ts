@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { NoteDocument, Note, NoteResult } from '../notes/note.schemas';
 import { CreatePaymentInstructionRequest, INSTRUCTION_TYPES, VENDOR_TYPES } from '../payment-instructions/payment-instruction.schemas';
-import { AccountReference, DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
+import { AccountReference, AliasedAccountReference, DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
 import { HistoricalStatement } from '../statements/statement.schemas';
 import { Transaction } from '../transactions/transaction.schemas';
 import { annotate, named } from './schema-registry';
@@ -57,6 +57,17 @@ export function describeSharedFields(): void {
   });
   annotate(AccountReference.import_supplier, { description: 'Code of the import supplier the account was imported on.', example: 'ACME_ENERGY' });
   annotate(AccountReference.external_account_number, { description: 'Account number in the external system.', example: 'EXTERNAL-1234' });
+  annotate(AliasedAccountReference.external_account_number, {
+    description: 'Account number in the external system. Required unless the deprecated `account_number` carries it.',
+    example: 'EXTERNAL-1234',
+  });
+  annotate(AliasedAccountReference.account_number, {
+    deprecated: true,
+    'x-use-instead': 'external_account_number',
+    description:
+      'Deprecated name of `external_account_number`. One of the two is required (`required` on `external_account_number`); ' +
+      'both may be sent only with the same value (else `mutually_exclusive_field_required`).',
+  });
 }
 
 export function describeNoteSchemas(): void {

@@ -70,6 +70,11 @@ const decimalCodes: Record<string, string> = {
   imprecise_number: 'A decimal sent as a JSON number has more than 15 significant digits, more than a JSON number carries exactly: send it as a decimal string.',
 };
 
+const accountAlias: Record<string, string> = {
+  mutually_exclusive_field_required:
+    'Both `external_account_number` and its deprecated alias `account_number` were sent, with different values.',
+};
+
 function merge(...catalogues: ErrorCatalogue[]): ErrorCatalogue {
   const merged: ErrorCatalogue = {};
   for (const catalogue of catalogues) {
@@ -83,6 +88,7 @@ export const ERRORS = {
     statuses: merge(writable, jsonBody, authenticated),
     fieldCodes: {
       ...fieldCodes,
+      ...accountAlias,
       note_body_or_document_path_not_found: 'A note has neither `body` nor a document path.',
       note_unpin_at_earlier_than_creation_date: '`unpin_at` is earlier than the `created_at` sent.',
       invalid_document_path: 'A document path is absolute, has `.`/`..`/empty segments, backslashes or control characters, or is over 1024 characters.',
@@ -123,6 +129,7 @@ export const ERRORS = {
     fieldCodes: {
       ...fieldCodes,
       ...decimalCodes,
+      ...accountAlias,
       amount_must_be_positive: 'A PAYMENT or REPAYMENT amount is zero or negative.',
       transaction_in_future: '`transaction_date` has not begun anywhere on Earth yet.',
       duplicate_transaction_ids: 'A `transaction_id` appears twice in the request.',

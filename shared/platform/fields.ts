@@ -11,6 +11,45 @@ export const AccountReference = {
   external_account_number: z.string().min(1).max(128),
 };
 
+/**
+ * The account reference of notes and transactions, where the contract keeps the deprecated
+ * `account_number` alias: either name may carry the number (see checkAccountNumberAlias).
+ */
+export const AliasedAccountReference = {
+  import_supplier: AccountReference.import_supplier,
+  external_account_number: AccountReference.external_account_number.optional(),
+  account_number: AccountReference.external_account_number.optional(),
+};
+
+/**
+ * One of the two names is required; both may be sent only with the same number (a client half-way
+ * through renaming sends both). Runs even when other fields failed, so the one 400 names every fault.
+ */
+export function checkAccountNumberAlias(value: unknown, ctx: z.core.$RefinementCtx): void {
+  const { external_account_number: external, account_number: alias } = value as Record<string, unknown>;
+  if (external === undefined && alias === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['external_account_number'],
+      message: 'Either account_number or external_account_number must be provided.',
+      params: { code: 'required' },
+    });
+  } else if (external !== undefined && alias !== undefined && external !== alias) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['account_number'],
+      message: 'account_number is the deprecated name of external_account_number: send one, or both with the same value.',
+      params: { code: 'mutually_exclusive_field_required' },
+    });
+  }
+}
+
+/** Runs checkAccountNumberAlias only on an object body (a non-object already failed as a whole). */
+export const ACCOUNT_ALIAS_WHEN = {
+  when: (payload: { value: unknown }) =>
+    typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+};
+
 /** `YYYY-MM-DD`, a real calendar day. Output: the same string. */
 export const IsoDate = z.string().superRefine((s, ctx) => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);

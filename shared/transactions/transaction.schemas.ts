@@ -3,7 +3,7 @@
 // variant (reason is a free string). The API and the worker parse with these same schemas.
 import Decimal from 'decimal.js';
 import { z } from 'zod';
-import { AccountReference, DecimalField, IsoDate } from '../platform/fields';
+import { ACCOUNT_ALIAS_WHEN, AliasedAccountReference, checkAccountNumberAlias, DecimalField, IsoDate } from '../platform/fields';
 
 const fail = (ctx: z.core.$RefinementCtx, code: string, message: string, path?: PropertyKey[]) =>
   ctx.addIssue({ code: 'custom', message, params: { code }, ...(path ? { path } : {}) });
@@ -204,15 +204,17 @@ const SupplyCharge = z
 
 export const Transaction = z.discriminatedUnion('type', [Charge, Credit, Payment, Repayment, SupplyCharge]);
 
-export const TransactionsRequest = z.object({
-  ...AccountReference,
-  dry_run: z.boolean().default(false),
-  transactions: z
-    .array(Transaction)
-    .min(1)
-    // Runs even when some items failed, so the first failing transaction is found whatever its fault.
-    .superRefine(rejectDuplicateIds, { when: (payload) => Array.isArray(payload.value) }),
-});
+export const TransactionsRequest = z
+  .object({
+    ...AliasedAccountReference,
+    dry_run: z.boolean().default(false),
+    transactions: z
+      .array(Transaction)
+      .min(1)
+      // Runs even when some items failed, so every failing transaction is found whatever its fault.
+      .superRefine(rejectDuplicateIds, { when: (payload) => Array.isArray(payload.value) }),
+  })
+  .superRefine(checkAccountNumberAlias, ACCOUNT_ALIAS_WHEN);
 
 function rejectDuplicateIds(items: unknown[], ctx: z.core.$RefinementCtx): void {
   const seen = new Set<string>();

@@ -29,6 +29,34 @@ describe('POST /v1/data-import/notes/create/ — which accounts take notes', () 
     expect(res.body).toEqual({ detail: expect.any(String), code: 'account_not_found' });
   });
 
+  it('finds the account by the deprecated account_number alias, alone or beside an equal external_account_number', async () => {
+    const tenant = await createTenantWithAccounts(app);
+    const alone = await postNotes(app, tenant.token, {
+      import_supplier: tenant.supplier,
+      account_number: 'IMPORTED',
+      notes: [{ body: 'by the alias' }],
+    });
+    const both = await postNotes(app, tenant.token, {
+      import_supplier: tenant.supplier,
+      account_number: 'IMPORTED',
+      external_account_number: 'IMPORTED',
+      notes: [{ body: 'by both names' }],
+    });
+    expect([alone.status, both.status]).toEqual([201, 201]);
+    expect(await notesOfSupplier(tenant.supplier)).toBe(2);
+  });
+
+  it.each([
+    ['neither name', {}, 'external_account_number', 'required', 'Either account_number or external_account_number must be provided.'],
+    ['two different numbers', { account_number: 'IMPORTED', external_account_number: 'STAGED' }, 'account_number', 'mutually_exclusive_field_required', expect.any(String)],
+  ])('refuses %s for the account with 400 and stores nothing', async (_what, ref, attr, code, detail) => {
+    const tenant = await createTenantWithAccounts(app);
+    const res = await postNotes(app, tenant.token, { import_supplier: tenant.supplier, ...ref, notes: [{ body: 'x' }] });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: expect.any(String), code: 'invalid_input', errors: [{ attr, code, detail }] });
+    expect(await notesOfSupplier(tenant.supplier)).toBe(0);
+  });
+
   it('answers 404 for an unknown supplier, even with an empty list', async () => {
     const res = await postNotes(app, tenant.token, {
       import_supplier: 'NO_SUCH_SUPPLIER',

@@ -150,7 +150,7 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
     const account = await importAccount(app, tenant);
     const res = await postNotes(app, tenant.token, {
       ...envelope(account.number, [{ body: 'plain', colour: 'red', document_paths: [{ document_path: 'a.pdf', size: 3 }] }]),
-      account_number: 'IGNORED',
+      legacy_number: 'IGNORED',
       dry_run: true,
     });
     expect(res.status).toBe(201);

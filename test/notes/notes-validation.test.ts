@@ -31,8 +31,8 @@ describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
     const res = await postNotes(app, tenant.token, {});
     await expectRefused(res, [
       { attr: 'import_supplier', code: 'required' },
-      { attr: 'external_account_number', code: 'required' },
       { attr: 'notes', code: 'required' },
+      { attr: 'external_account_number', code: 'required' },
     ]);
   });
 

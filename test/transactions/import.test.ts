@@ -118,6 +118,16 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     expect(await notesOf(app, account.accountId)).toEqual([]);
   });
 
+  it('finds the account by the deprecated account_number alias, as the contract accepts it', async () => {
+    const account = await importedAccount(app, tenant);
+    const { external_account_number: external, ...rest } = envelope(tenant, account, [payment('alias-1')]);
+
+    const res = await postTransactions(app, tenant.token, { ...rest, account_number: external });
+
+    expect(res.status).toBe(201);
+    expect((await storedTransactions(app, account.accountId)).map((r) => r.transactionId)).toEqual(['alias-1']);
+  });
+
   it('echoes amounts with at least two places and never rounds a submitted digit away', async () => {
     const account = await importedAccount(app, tenant);
     const amounts: [unknown, string][] = [
