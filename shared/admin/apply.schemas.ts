@@ -3,7 +3,7 @@
 // the ones the single-purpose admin commands validate with (admin.schemas.ts).
 import { z } from 'zod';
 import { API_KEY_MIN_LENGTH } from '../auth/secrets';
-import { DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
+import { DecimalField, DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
 
 const withCode = (code: string, message: string) => ({ message, params: { code } });
 
@@ -60,9 +60,55 @@ export const AccountSpec = z.strictObject({
   open_statement_from: IsoDate.optional(),
 });
 
+export const ProductCode = z.string().min(1).max(255);
+const MAX_RATES_PER_PRODUCT = 10_000;
+
+export const RateSpec = z
+  .strictObject({
+    rate_band: z.string().min(1).max(255),
+    // The contract's line-item price_per_unit format, so every price a transaction can send is comparable.
+    price_per_unit: DecimalField(8, 7),
+    valid_from: IsoDate,
+    valid_to: IsoDate.optional(),
+  })
+  .refine((r) => r.valid_to === undefined || r.valid_to > r.valid_from, {
+    path: ['valid_to'],
+    ...withCode('start_date_later_than_end_date', 'valid_to (the first day the rate no longer applies) must be after valid_from.'),
+  });
+
+export const ProductSpec = z
+  .strictObject({ code: ProductCode, rates: z.array(RateSpec).max(MAX_RATES_PER_PRODUCT) })
+  .superRefine((p, ctx) => {
+    const overlap = findOverlappingRates(p.rates);
+    if (overlap !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rates', overlap],
+        message: `Rate ${overlap} overlaps an earlier rate of band "${p.rates[overlap]!.rate_band}": one price per band per day.`,
+        params: { code: 'overlapping_rates' },
+      });
+    }
+  });
+
+/** Index of the first rate whose validity overlaps an earlier one of the same band; undefined if none. */
+function findOverlappingRates(rates: { rate_band: string; valid_from: string; valid_to?: string }[]): number | undefined {
+  const index = rates.findIndex((r, i) =>
+    rates
+      .slice(0, i)
+      .some(
+        (e) =>
+          e.rate_band === r.rate_band &&
+          (e.valid_to === undefined || r.valid_from < e.valid_to) &&
+          (r.valid_to === undefined || e.valid_from < r.valid_to),
+      ),
+  );
+  return index < 0 ? undefined : index;
+}
+
 export const ApplyFile = z.strictObject({
   suppliers: z.array(SupplierSpec).default([]),
   organisations: z.array(OrganisationSpec).default([]),
+  products: z.array(ProductSpec).default([]),
   accounts: z.array(AccountSpec).default([]),
 });
 
@@ -70,3 +116,4 @@ export type ApplyFileInput = z.input<typeof ApplyFile>;
 export type ApplyFileSpec = z.output<typeof ApplyFile>;
 export type SupplierSpecT = z.output<typeof SupplierSpec>;
 export type AccountSpecT = z.output<typeof AccountSpec>;
+export type ProductSpecT = z.output<typeof ProductSpec>;

@@ -1,5 +1,5 @@
-// `admin apply`: upsert suppliers, organisations (with API keys and supplier assignments) and
-// accounts in one transaction. Applying the same file twice changes nothing the second time; a file
+// `admin apply`: upsert suppliers, organisations (with API keys and supplier assignments), products
+// (with their rates) and accounts in one transaction. Applying the same file twice changes nothing the second time; a file
 // with any error changes nothing at all.
 import { readFile } from 'node:fs/promises';
 import { digest } from '../auth/secrets';
@@ -10,12 +10,14 @@ import { upsertAccount, type AccountSummary } from './accounts.use-cases';
 import { ApplyFile, type ApplyFileSpec } from './apply.schemas';
 import * as orgRepo from './organisations.repository';
 import { issueApiKey } from './organisations.use-cases';
+import { applyProduct } from './products.use-cases';
 import { checkSupplierReferences, upsertSupplier } from './suppliers.use-cases';
 
 export interface ApplyReport {
   suppliers: string[];
   /** `api_key` appears only when one was generated: it is shown this once. */
   organisations: { name: string; id: number; api_key?: string }[];
+  products: string[];
   accounts: AccountSummary[];
 }
 
@@ -41,13 +43,17 @@ export async function applyFile(db: Database, input: unknown): Promise<ApplyRepo
   return db.prisma.$transaction(
     async (tx) => {
       await checkSupplierReferences(tx, referencesOf(file), new Set(file.suppliers.map((s) => s.code)));
-      const report: ApplyReport = { suppliers: [], organisations: [], accounts: [] };
+      const report: ApplyReport = { suppliers: [], organisations: [], products: [], accounts: [] };
       for (const s of file.suppliers) {
         await upsertSupplier(tx, s);
         report.suppliers.push(s.code);
       }
       for (const [i, o] of file.organisations.entries()) {
         report.organisations.push(await at(`organisations.${i}`, () => applyOrganisation(tx, o)));
+      }
+      for (const p of file.products) {
+        await applyProduct(tx, p);
+        report.products.push(p.code);
       }
       for (const [i, a] of file.accounts.entries()) {
         report.accounts.push(await at(`accounts.${i}`, () => upsertAccount(tx, a)));

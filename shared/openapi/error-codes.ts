@@ -116,7 +116,7 @@ export const ERRORS = {
           invalid_input:
             'The envelope failed validation (account reference, `transactions` missing, empty or too long, query options): standardized body.',
           TRANSACTION_IMPORT_ERROR:
-            'A transaction failed validation, or the import refused it (outside the open statement period without force, no open period): the `TransactionImportError` body; nothing was imported.',
+            'Transactions failed validation, or the import refused them (outside the open statement period without force, no open period, the product catalogue, an already charged period): the `TransactionImportError` body naming the first and listing every one in `errors`; nothing was imported.',
           import_supplier_migration_not_ongoing: writable[400]!.import_supplier_migration_not_ongoing!,
         },
         404: writable[404]!,
@@ -142,6 +142,13 @@ export const ERRORS = {
       supply_point_identifier_required_for_rate_specification_code: 'A line item uses `rate_specification_code` without a `supply_point_identifier`.',
       transaction_outside_open_statement_period: 'Dated outside the open statement period and `force_add_to_current_statement=false`.',
       no_open_statement_period: 'The account has no open statement period to add to.',
+      product_code_does_not_exist: "A SUPPLY_CHARGE's `product_code` is not in the product catalogue.",
+      line_item_rate_not_found:
+        "A line item's `rate_band` has no rate of the product covering its whole period (the contract's \"Validates supply charge line item rate\", which lists no code).",
+      price_per_unit_does_not_match_rate:
+        "A line item's `price_per_unit` differs from the product's rate for its band and period (the contract's price check, which lists no code).",
+      line_items_overlap_already_charged_period:
+        'A line item\'s period overlaps one already charged on the account for the same supply point (an earlier transaction of the request counts).',
     },
   },
   paymentInstructions: {

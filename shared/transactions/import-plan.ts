@@ -16,12 +16,13 @@ export interface PlannedTransaction {
   date: string;
 }
 
+/** Every transaction planned (in request order), and the ones the open period refuses. */
 export function planImport(
   transactions: TransactionInput[],
   existing: Set<string>,
   account: LockedAccount,
   force: boolean,
-): PlannedTransaction[] | TransactionImportError {
+): { planned: PlannedTransaction[]; rejected: Rejection[] } {
   const planned: PlannedTransaction[] = [];
   const rejected: Rejection[] = [];
   for (const [index, transaction] of transactions.entries()) {
@@ -38,19 +39,21 @@ export function planImport(
     else if (date !== submittedDate && !force) rejected.push(outsidePeriod(index, data, account, period));
     planned.push({ transaction, data, add: true, date });
   }
-  return rejected.length > 0 ? rejectionOf(rejected) : planned;
+  return { planned, rejected };
 }
 
-/** One failing transaction: its echo and its field errors. */
+/** One failing transaction: its place in the request, its echo and its field errors. */
 export interface Rejection {
+  index: number;
   data: TransactionData;
   errors: FieldError[];
 }
 
-/** The request's 400: the first rejection on top, every rejection's field errors in `errors`. */
+/** The request's 400: the first failing transaction on top, every one's field errors in request order. */
 export function rejectionOf(rejected: Rejection[]): TransactionImportError {
-  const first = rejected[0]!;
-  return new TransactionImportError(first.data, rejected.flatMap((r) => r.errors), first.errors[0]!.detail);
+  const ordered = [...rejected].sort((a, b) => a.index - b.index);
+  const first = ordered[0]!;
+  return new TransactionImportError(first.data, ordered.flatMap((r) => r.errors), first.errors[0]!.detail);
 }
 
 export function isMoved(p: PlannedTransaction): boolean {
@@ -103,6 +106,7 @@ function outsidePeriod(index: number, data: TransactionData, account: LockedAcco
     `of ${String(data.amount)} is not within the open statement period ${describePeriod(period)} of account ` +
     `${account.platformAccountNumber}. Send it with force_add_to_current_statement=true to move it into the period.`;
   return {
+    index,
     data,
     errors: [{ attr: `transactions.${index}.transaction_date`, code: 'transaction_outside_open_statement_period', detail }],
   };
@@ -112,5 +116,5 @@ function noOpenPeriod(index: number, data: TransactionData, account: LockedAccou
   const detail =
     `Account ${account.platformAccountNumber} has no open statement period to add ` +
     `transaction "${String(data.transaction_id)}" to.`;
-  return { data, errors: [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }] };
+  return { index, data, errors: [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }] };
 }

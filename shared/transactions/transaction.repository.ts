@@ -138,3 +138,61 @@ export async function insertPinnedNote(db: Sql, accountId: number, body: string,
     createdAt,
   ]);
 }
+
+export interface ProductRate {
+  rateBand: string;
+  /** Plain decimal string. */
+  pricePerUnit: string;
+  /** YYYY-MM-DD; validTo is the first day the rate no longer applies, null while it runs on. */
+  validFrom: string;
+  validTo: string | null;
+}
+
+/** The rates of each of `codes` that exists (a product with no rates maps to []); absent codes are missing. */
+export async function findProductRates(db: Sql, codes: string[]): Promise<Map<string, ProductRate[]>> {
+  const { rows } = await db.query<{
+    code: string;
+    rate_band: string | null;
+    price_per_unit: string | null;
+    valid_from: string | null;
+    valid_to: string | null;
+  }>(
+    `SELECT p.code, r.rate_band, r.price_per_unit::text AS price_per_unit, r.valid_from::text AS valid_from,
+            r.valid_to::text AS valid_to
+       FROM products p LEFT JOIN product_rates r ON r.product_code = p.code
+      WHERE p.code = ANY($1::text[])`,
+    [codes],
+  );
+  const products = new Map<string, ProductRate[]>();
+  for (const row of rows) {
+    const rates = products.get(row.code) ?? [];
+    products.set(row.code, rates);
+    if (row.rate_band === null) continue;
+    rates.push({ rateBand: row.rate_band, pricePerUnit: row.price_per_unit!, validFrom: row.valid_from!, validTo: row.valid_to });
+  }
+  return products;
+}
+
+export interface ChargedPeriod {
+  supplyPoint: string | null;
+  /** YYYY-MM-DD, as the line item was sent. */
+  startDate: string;
+  endDate: string;
+}
+
+/**
+ * The line-item periods of the account's stored supply charges that touch [from, to]. Read under the
+ * account lock (lockAccount), so a concurrent import cannot charge the same period between this read
+ * and the insert.
+ */
+export async function findChargedPeriods(db: Sql, accountId: number, from: string, to: string): Promise<ChargedPeriod[]> {
+  const { rows } = await db.query<{ supply_point: string | null; start_date: string; end_date: string }>(
+    `SELECT t.submitted->>'supply_point_identifier' AS supply_point, li->>'start_date' AS start_date,
+            li->>'end_date' AS end_date
+       FROM transactions t CROSS JOIN LATERAL jsonb_array_elements(t.line_items) AS li
+      WHERE t.account_id = $1 AND t.type = 'SUPPLY_CHARGE'
+        AND (li->>'start_date')::date <= $3::date AND (li->>'end_date')::date >= $2::date`,
+    [accountId, from, to],
+  );
+  return rows.map((r) => ({ supplyPoint: r.supply_point, startDate: r.start_date, endDate: r.end_date }));
+}

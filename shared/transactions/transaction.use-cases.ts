@@ -5,7 +5,8 @@ import { resolveWritableAccount } from '../accounts/account.use-cases';
 import { asSql, type Database, type DbClient, type Sql } from '../platform/db';
 import { accountNotFound } from '../platform/errors';
 import type { QueuedRequestOutcome, QueuedRequests } from '../requests/queued-request';
-import { isMoved, movedNoteBody, planImport, toNewTransaction, type PlannedTransaction } from './import-plan';
+import { isMoved, movedNoteBody, planImport, rejectionOf, toNewTransaction, type PlannedTransaction } from './import-plan';
+import { addedSupplyCharges, checkSupplyCharges, coveredDays, type SupplyChargeState } from './supply-charge.validation';
 import * as repo from './transaction.repository';
 import { parseIdempotencyKey } from '../requests/idempotency-key';
 import {
@@ -50,8 +51,9 @@ export async function importTransactions(
   const existing = options.check_previously_added
     ? await repo.findExistingTransactionIds(tx, run.accountId, request.transactions.map((t) => t.transaction_id))
     : new Set<string>();
-  const planned = planImport(request.transactions, existing, account, options.force_add_to_current_statement);
-  if (!Array.isArray(planned)) return planned.toOutcome();
+  const { planned, rejected } = planImport(request.transactions, existing, account, options.force_add_to_current_statement);
+  rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
+  if (rejected.length > 0) return rejectionOf(rejected).toOutcome();
   if (request.dry_run) return created(planned, new Map());
 
   const added = planned.filter((p) => p.add);
@@ -66,6 +68,18 @@ export async function importTransactions(
     await repo.insertPinnedNote(tx, run.accountId, movedNoteBody(moved, account.openPeriod), run.now);
   }
   return created(planned, ids);
+}
+
+/** The catalogue and charged periods the request's new supply charges meet; nothing is read without any. */
+async function loadSupplyChargeState(tx: Sql, accountId: number, planned: PlannedTransaction[]): Promise<SupplyChargeState> {
+  const charges = addedSupplyCharges(planned).map((c) => c.charge);
+  if (charges.length === 0) return { products: new Map(), charged: [] };
+  const days = charges.flatMap((c) => c.line_items.map(coveredDays));
+  const from = days.reduce((min, d) => (d.from < min ? d.from : min), days[0]!.from);
+  const until = days.reduce((max, d) => (d.until > max ? d.until : max), days[0]!.until);
+  // One after the other: both run on the one connection of the import's transaction.
+  const products = await repo.findProductRates(tx, [...new Set(charges.map((c) => c.product_code))]);
+  return { products, charged: await repo.findChargedPeriods(tx, accountId, from, until) };
 }
 
 function notFound(): QueuedRequestOutcome {

@@ -242,6 +242,50 @@ describe('admin apply', () => {
     expect(await databaseState(f)).toEqual(before);
   });
 
+  describe('products', () => {
+    const ratesOf = (code: string) =>
+      t.db.prisma.productRate.findMany({
+        where: { productCode: code },
+        select: { id: true, rateBand: true, pricePerUnit: true, validFrom: true, validTo: true },
+        orderBy: { id: 'asc' },
+      });
+    const rate = (rate_band: string, price_per_unit: number | string, valid_from: string, valid_to?: string) => ({
+      rate_band,
+      price_per_unit,
+      valid_from,
+      ...(valid_to ? { valid_to } : {}),
+    });
+
+    it('creates a product with its rates, leaves them untouched on a second apply, and replaces them when the list changes', async () => {
+      const code = `P-${uniqueSuffix()}`;
+      const first = { products: [{ code, rates: [rate('DAY', 11, '2019-01-01', '2020-01-01'), rate('DAY', '12.1234567', '2020-01-01')] }] };
+
+      expect((await applyFile(t.db, first)).products).toEqual([code]);
+      const created = await ratesOf(code);
+      expect(created.map((r) => [r.rateBand, r.pricePerUnit.toFixed(), r.validFrom.toISOString().slice(0, 10), r.validTo?.toISOString().slice(0, 10) ?? null])).toEqual([
+        ['DAY', '11', '2019-01-01', '2020-01-01'],
+        ['DAY', '12.1234567', '2020-01-01', null],
+      ]);
+      await applyFile(t.db, first);
+      expect(await ratesOf(code)).toEqual(created);
+
+      await applyFile(t.db, { products: [{ code, rates: [rate('NIGHT', '0.5', '2019-01-01')] }] });
+      expect((await ratesOf(code)).map((r) => r.rateBand)).toEqual(['NIGHT']);
+    });
+
+    it.each<[string, unknown[], string, string]>([
+      ['overlapping rates of one band', [rate('DAY', 1, '2019-01-01', '2019-06-01'), rate('DAY', 2, '2019-05-01')], 'products.0.rates.1', 'overlapping_rates'],
+      ['a valid_to not after valid_from', [rate('DAY', 1, '2019-01-01', '2019-01-01')], 'products.0.rates.0.valid_to', 'start_date_later_than_end_date'],
+      ['a price with more than 7 places', [rate('DAY', '1.12345678', '2019-01-01')], 'products.0.rates.0.price_per_unit', 'max_decimal_places'],
+      ['an unknown field', [{ ...rate('DAY', 1, '2019-01-01'), currency: 'GBP' }], 'products.0.rates.0', 'invalid'],
+    ])('refuses %s and stores no product', async (_label, rates, attr, code) => {
+      const product = `P-${uniqueSuffix()}`;
+      const error = await applyFile(t.db, { products: [{ code: product, rates }] } as ApplyFileInput).catch((err: unknown) => err);
+      expect((error as ValidationError).errors).toContainEqual({ attr, code, detail: expect.any(String) });
+      expect(await t.db.prisma.product.count({ where: { code: product } })).toBe(0);
+    });
+  });
+
   it('refuses a revoked API key for its own organisation', async () => {
     const f = fixture();
     await applyFile(t.db, f.file);

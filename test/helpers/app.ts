@@ -90,8 +90,17 @@ export interface Tenant {
 }
 
 /**
+ * The product of the contract's SUPPLY_CHARGE example (11.0 per unit of CONSUMPTION_STANDARD in
+ * October 2019), so the example imports as published. Products are global: every tenant re-applies it.
+ */
+export const CONTRACT_PRODUCT = {
+  code: 'SOME-PRODUCT-CODE-4321',
+  rates: [{ rate_band: 'CONSUMPTION_STANDARD', price_per_unit: '11.0', valid_from: '2019-01-01' }],
+};
+
+/**
  * Creates a supplier and an organisation that may use it (unique names), applies `accounts` under
- * that supplier, and signs in.
+ * that supplier and the contract's example product, and signs in.
  */
 export async function createTenant(
   app: TestApp,
@@ -107,6 +116,7 @@ export async function createTenant(
   const report = await applyFile(app.db, {
     suppliers: [{ code: supplier, status: opts.status ?? 'Ongoing', document_root: opts.documentRoot ?? `imports/${suffix}` }],
     organisations: [{ name: `org-${suffix}`, api_key: apiKey, suppliers: [supplier] }],
+    products: [CONTRACT_PRODUCT],
     accounts: (opts.accounts ?? []).map((a) => ({ ...a, import_supplier: supplier })),
   });
   const res = await obtainToken(app.baseUrl, { APIKey: apiKey });

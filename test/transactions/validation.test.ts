@@ -139,7 +139,8 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
   });
 
   it('accepts a net amount that is price × units rounded to the places given', async () => {
-    // 11.1111111 × 3 = 33.3333333; the client rounded to cents. Answered by the worker (201).
+    // 11.1111111 × 3 = 33.3333333; the client rounded to cents. Answered by the worker (201). No
+    // rate_band, so the catalogue's price (11.0) is not asked.
     const other = await importedAccount(app, tenant);
     const res = await postTransactions(
       app,
@@ -148,7 +149,7 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
         supplyCharge('rounded', {
           amount: '33.33',
           tax_items: undefined,
-          line_items: [lineItem({ price_per_unit: '11.1111111', number_of_units: 3, net_amount: '33.33' })],
+          line_items: [lineItem({ rate_band: undefined, price_per_unit: '11.1111111', number_of_units: 3, net_amount: '33.33' })],
         }),
       ]),
     );
