@@ -2,7 +2,7 @@
 // organisation: every supplier and every account is visible.
 import { Prisma } from '../generated/prisma/client';
 import type { DbClient } from '../platform/db';
-import { LATEST_ITEMS, type AccountListName } from './support.schemas';
+import { LATEST_ITEMS, LATEST_REJECTIONS, type AccountListName } from './support.schemas';
 
 export async function listSuppliers(db: DbClient) {
   return db.importSupplier.findMany({ select: { code: true, status: true }, orderBy: { code: 'asc' } });
@@ -84,6 +84,7 @@ export async function findAccountDetail(db: DbClient, supplierCode: string, exte
       stagedAt: true,
       account: {
         select: {
+          id: true,
           platformAccountNumber: true,
           createdAt: true,
           _count: { select: { notes: true, transactions: true, statements: true, paymentInstructions: true } },
@@ -103,5 +104,18 @@ export async function findAccountDetail(db: DbClient, supplierCode: string, exte
         },
       },
     },
+  });
+}
+
+/**
+ * The account's latest refused requests, newest first: stored results that carry an error code. Served
+ * by the (account_id, created_at) index, so the cost does not grow with the account's history.
+ */
+export async function findRecentRejections(db: DbClient, accountId: number) {
+  return db.requestResult.findMany({
+    where: { accountId, errorCode: { not: null } },
+    orderBy: { createdAt: 'desc' },
+    take: LATEST_REJECTIONS,
+    select: { endpoint: true, errorCode: true, runId: true, httpStatus: true, createdAt: true },
   });
 }

@@ -4,6 +4,8 @@ import { AccountReference } from '../platform/fields';
 
 export const SUPPORT_PAGE_SIZE = 50;
 export const LATEST_ITEMS = 5;
+/** How many of an account's most recent refused requests the account view lists. */
+export const LATEST_REJECTIONS = 20;
 
 export const AccountListName = z.enum(['pending', 'imported']);
 export type AccountListName = z.infer<typeof AccountListName>;

@@ -49,7 +49,9 @@ export async function findAccount(db: Database, code: string, query: unknown) {
   const { number } = parseOrThrow(AccountSearchQuery, query);
   const supplier = await findSupplier(db, code);
   const process = await repo.findAccountDetail(db.prisma, code, number);
-  return { supplier, number, found: process ? { ...process, status: STATUS_BY_STATE[process.state] } : undefined };
+  if (!process) return { supplier, number, found: undefined };
+  const rejections = process.account ? await repo.findRecentRejections(db.prisma, process.account.id) : [];
+  return { supplier, number, found: { ...process, status: STATUS_BY_STATE[process.state], rejections } };
 }
 
 /** Streams a list (the API's list columns) from a server-side cursor; the caller must release it. */

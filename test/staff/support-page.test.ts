@@ -96,6 +96,30 @@ describe('support page', () => {
     expect(res.text).toContain('<td>STRIPE</td><td>CARD</td><td>pm_123</td><td>yes</td>');
   });
 
+  it("lists the account's recent rejections newest first, bounded, with endpoint, status, code and run id", async () => {
+    const { organisationId } = await seedRejections(app, imported.accountId, 25);
+    // Another account's refusal and this account's successes are not rejections of this account.
+    const other = await app.db.prisma.account.findFirstOrThrow({ where: { id: { not: imported.accountId } }, select: { id: true } });
+    await app.db.prisma.requestResult.createMany({
+      data: [
+        { id: `other-${uniqueSuffix()}`, organisationId, endpoint: 'transactions/create', bodyHash: 'h', accountId: other.id, httpStatus: 400, errorCode: 'not_mine' },
+        { id: `ok-${uniqueSuffix()}`, organisationId, endpoint: 'transactions/create', bodyHash: 'h', accountId: imported.accountId, httpStatus: 201 },
+      ],
+    });
+
+    const res = await support.get(`/support/suppliers/${supplier}/account?number=${imported.number}`);
+
+    expect(res.status).toBe(200);
+    const table = /<caption>Recent rejections[\s\S]*?<\/table>/.exec(res.text)?.[0] ?? '';
+    const rows = [...table.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m.slice(1));
+    expect(rows).toHaveLength(20);
+    // Rejection 25 is the newest; 1–5 fall off the bound.
+    expect(rows[0]).toEqual(['2026-02-25T09:00:00Z', 'payment-instruction/create', '400', 'code_25', 'run-25']);
+    expect(rows[1]).toEqual(['2026-02-24T09:00:00Z', 'transactions/create', '400', 'code_24', '—']);
+    expect(rows.at(-1)![3]).toBe('code_6');
+    expect(table).not.toContain('not_mine');
+  });
+
   it('finds a pending account with no platform account, and says when nothing matches', async () => {
     const pending = await support.get(`/support/suppliers/${supplier}/account?number=P-001`);
     expect(pending.status).toBe(200);
@@ -157,4 +181,24 @@ async function seedImportedData(app: StaffTestApp, accountId: number): Promise<v
     data: { accountId, statementId: 'S-1', billPeriodFromDate: new Date('2025-12-01'), billPeriodToDate: new Date('2025-12-31') },
   });
   await db.paymentInstruction.create({ data: { accountId, vendor: 'STRIPE', reference: 'pm_123', type: 'CARD' } });
+}
+
+/** `count` refusals for the account, one a day in February 2026; odd ones carry a run id. */
+async function seedRejections(app: StaffTestApp, accountId: number, count: number): Promise<{ organisationId: number }> {
+  const { id: organisationId } = await app.db.prisma.organisation.create({ data: { name: `support-${uniqueSuffix()}` } });
+  await app.db.prisma.requestResult.createMany({
+    data: Array.from({ length: count }, (_, i) => ({
+      id: `rejected-${uniqueSuffix()}-${i + 1}`,
+      organisationId,
+      endpoint: i % 2 === 0 ? 'payment-instruction/create' : 'transactions/create',
+      bodyHash: 'h',
+      accountId,
+      runId: i % 2 === 0 ? `run-${i + 1}` : null,
+      httpStatus: 400,
+      errorCode: `code_${i + 1}`,
+      createdAt: new Date(Date.UTC(2026, 1, i + 1, 9)),
+      finishedAt: new Date(Date.UTC(2026, 1, i + 1, 9)),
+    })),
+  });
+  return { organisationId };
 }

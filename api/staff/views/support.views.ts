@@ -2,7 +2,7 @@
 import type { Prisma } from '../../../shared/generated/prisma/client';
 import { formatDateTime, formatMoney } from '../../../shared/platform/fields';
 import type { SupplierCounts } from '../../../shared/staff/support.repository';
-import type { AccountListName } from '../../../shared/staff/support.schemas';
+import { LATEST_REJECTIONS, type AccountListName } from '../../../shared/staff/support.schemas';
 import type { accountsPage, findAccount } from '../../../shared/staff/support.use-cases';
 import { href, html, segment, type SafeHtml } from './html';
 import { page, type PageContext } from './layout';
@@ -153,7 +153,12 @@ ${searchForm(code, r.number)}
     <dt>Account created at</dt><dd>${when(f.account?.createdAt)}</dd>
   </dl>
 </section>
-${f.account ? importedData(f.account) : html`<p class="message info">No platform account yet, so nothing can have been imported onto it.</p>`}`,
+${
+  f.account
+    ? html`${importedData(f.account)}
+${rejectionsTable(f.rejections)}`
+    : html`<p class="message info">No platform account yet, so nothing can have been imported onto it.</p>`
+}`,
   );
 }
 
@@ -186,6 +191,15 @@ ${latestTable(
   ['Vendor', 'Type', 'Reference', 'Active', 'Created at'],
   a.paymentInstructions.map((p) => [p.vendor, p.type, p.reference, p.isActive ? 'yes' : 'no', when(p.createdAt)]),
 )}`;
+}
+
+/** Why the account's requests failed: the stable code a client saw, and the client's run when it sent one. */
+function rejectionsTable(rows: Found['rejections']): SafeHtml {
+  return latestTable(
+    `Recent rejections (latest ${LATEST_REJECTIONS})`,
+    ['When', 'Endpoint', 'Status', 'Code', 'Run id'],
+    rows.map((r) => [when(r.createdAt), r.endpoint, r.httpStatus?.toString() ?? '—', r.errorCode ?? '—', r.runId ?? '—']),
+  );
 }
 
 function documentCount(documents: Prisma.JsonValue): string {
