@@ -51,6 +51,33 @@ async function listMigrations(): Promise<{ name: string; sql: string; checksum: 
   );
 }
 
+/**
+ * Whether `migrate` has anything to do: one connection and one read, against migrate's second
+ * connection, advisory lock and DDL. A database that does not exist yet, or has never been migrated,
+ * has pending migrations; a changed migration counts as pending so migrate reports it.
+ */
+export async function hasPendingMigrations(databaseUrl: string): Promise<boolean> {
+  const client = new Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+  } catch (err) {
+    if ((err as { code?: string }).code === '3D000') return true; // invalid_catalog_name: no such database
+    throw err;
+  }
+  try {
+    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
+      `SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+    return (await listMigrations()).some((m) => applied.get(m.name) !== m.checksum);
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return true; // undefined_table: never migrated
+    throw err;
+  } finally {
+    await client.end();
+  }
+}
+
 export async function migrate(databaseUrl: string): Promise<MigrationReport> {
   await ensureDatabase(databaseUrl);
   const client = new Client({ connectionString: databaseUrl });

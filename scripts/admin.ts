@@ -1,12 +1,14 @@
 // The platform team's CLI: `npm run --silent admin -- <command> [arguments] [options]`.
 // Parses the command line and calls a use-case in shared/admin; the use-case validates. Prints one
-// JSON document on stdout; on failure prints the error on stderr and exits non-zero (1: refused or
-// failed, nothing changed; 2: the command line itself is wrong). Migrates first, so a fresh
-// database works.
+// JSON document on stdout (help is text); on failure prints the error on stderr and exits non-zero
+// (1: refused or failed; 2: the command line itself is wrong). Migrates first when migrations are
+// pending, so a fresh database works and a migrated one costs one read.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { migrate } from '../prisma/migrate';
+import { hasPendingMigrations, migrate } from '../prisma/migrate';
+import { applyAccountFile, type AccountFileReport } from '../shared/admin/account-file.use-case';
 import { putAccount, listAccounts, showAccount } from '../shared/admin/accounts.use-cases';
 import { applyJsonFile } from '../shared/admin/apply.use-case';
+import { formatOf } from '../shared/admin/record-file';
 import {
   assignSuppliers,
   createApiKey,
@@ -38,19 +40,65 @@ interface Command {
   options?: NonNullable<ParseArgsConfig['options']>;
   optionsUsage?: string;
   description: string;
+  /** More words for `admin <command> --help`. */
+  details?: string;
+  /** `--file <accounts.ndjson|.csv>` stands in for the positionals. */
+  takesFile?: boolean;
   run(db: Database, args: string[], values: Values): Promise<unknown>;
 }
 
 const str = (v: Values[string]) => (typeof v === 'string' ? v : undefined);
 const ref = ([import_supplier, external_account_number]: string[]) => ({ import_supplier, external_account_number });
-const setState = (state: string) => (db: Database, args: string[]) => putAccount(db, { ...ref(args), state });
+type AccountState = 'staged' | 'in_progress' | 'failed' | 'imported';
+
+/** The NDJSON/CSV path: chunks commit as they go, each with a progress line on stderr. */
+async function loadAccountFile(db: Database, file: string, state?: AccountState): Promise<AccountFileReport> {
+  const format = formatOf(file);
+  if (format !== 'ndjson' && format !== 'csv') {
+    throw ValidationError.single('file', 'unsupported_format', `${file}: use .ndjson (or .jsonl) or .csv${state ? '' : ', or .json'}.`);
+  }
+  const report = await applyAccountFile(db, file, format, {
+    state,
+    onChunk: (r, line) =>
+      process.stderr.write(
+        `admin: committed to line ${line}: ${r.accounts} accounts (${r.created} created, ${r.updated} updated, ` +
+          `${r.unchanged} unchanged) in ${r.seconds.toFixed(1)} s, ${Math.round(r.accounts / Math.max(r.seconds, 0.001))}/s\n`,
+      ),
+  });
+  if (report.unchanged > 0) process.stderr.write(`admin: skipped ${report.unchanged} accounts already as the file describes them\n`);
+  return report;
+}
+
+const FILE_OPTION = { file: { type: 'string' } } as const;
+const setState = (state: AccountState) => (db: Database, args: string[], o: Values) =>
+  str(o.file) !== undefined ? loadAccountFile(db, str(o.file)!, state) : putAccount(db, { ...ref(args), state });
 const stdinPassword = async (o: Values) => (o['password-stdin'] === true ? readPasswordFrom(process.stdin) : undefined);
+
+const FILE_DETAILS = [
+  'With --file, every account of an NDJSON or CSV file (fields as in `admin apply --help`; a line that',
+  'gives another state is refused) gets this state, streamed and committed in chunks like `admin apply`.',
+].join('\n');
+
+function fileInput(state: AccountState): Pick<Command, 'options' | 'optionsUsage' | 'details' | 'takesFile' | 'run'> {
+  return { options: FILE_OPTION, optionsUsage: '| --file <accounts.ndjson|.csv>', details: FILE_DETAILS, takesFile: true, run: setState(state) };
+}
 
 const COMMANDS: Record<string, Command> = {
   apply: {
-    args: ['<file.json>'],
-    description: 'Upsert the suppliers, organisations and accounts a JSON file describes; all or nothing, idempotent.',
-    run: (db, [file]) => applyJsonFile(db, file!),
+    args: ['<file.json|file.ndjson|file.csv>'],
+    description: 'Upsert the suppliers, organisations, products and accounts a JSON file describes (all or nothing), or the accounts of an NDJSON or CSV file of any size (streamed, committed in chunks).',
+    details: [
+      'A .json file holds {suppliers, organisations, products, accounts} and is applied in one transaction:',
+      'any error changes nothing. Applying it again changes nothing.',
+      '',
+      'A .ndjson (.jsonl) file holds one account per line; a .csv file has a header row naming the fields',
+      '(import_supplier, external_account_number, state, platform_account_number, account_created_at,',
+      'open_statement_from; an empty cell is an absent field). It is read as a stream and committed in',
+      'chunks of 2,000 accounts, each with a progress line on stderr. A bad line fails its chunk: the',
+      'chunks before it stay committed, the error names the line, and running the same file again after',
+      'fixing it skips what is already committed (it says how many) and continues.',
+    ].join('\n'),
+    run: (db, [file]) => (formatOf(file!) === 'json' ? applyJsonFile(db, file!) : loadAccountFile(db, file!)),
   },
   'suppliers create': {
     args: ['<code>'],
@@ -116,17 +164,17 @@ const COMMANDS: Record<string, Command> = {
   'accounts stage': {
     args: ['<supplier>', '<external_account_number>'],
     description: 'Stage an account (data supplied, no platform account yet).',
-    run: setState('staged'),
+    ...fileInput('staged'),
   },
   'accounts mark-in-progress': {
     args: ['<supplier>', '<external_account_number>'],
     description: 'Mark an account as being migrated.',
-    run: setState('in_progress'),
+    ...fileInput('in_progress'),
   },
   'accounts mark-failed': {
     args: ['<supplier>', '<external_account_number>'],
     description: 'Mark a migration attempt as failed.',
-    run: setState('failed'),
+    ...fileInput('failed'),
   },
   'accounts import': {
     args: ['<supplier>', '<external_account_number>'],
@@ -134,17 +182,22 @@ const COMMANDS: Record<string, Command> = {
       'platform-account-number': { type: 'string' },
       'created-at': { type: 'string' },
       'open-statement-from': { type: 'string' },
+      ...FILE_OPTION,
     },
-    optionsUsage: '[--platform-account-number <n>] [--created-at <YYYY-MM-DDTHH:MM:SSZ>] [--open-statement-from <YYYY-MM-DD>]',
+    optionsUsage: '[--platform-account-number <n>] [--created-at <YYYY-MM-DDTHH:MM:SSZ>] [--open-statement-from <YYYY-MM-DD>] | --file <accounts.ndjson|.csv>',
     description: 'Import an account: create its platform account (number generated, created now, statement open from then, unless given).',
+    details: FILE_DETAILS,
+    takesFile: true,
     run: (db, args, o) =>
-      putAccount(db, {
-        ...ref(args),
-        state: 'imported',
-        platform_account_number: str(o['platform-account-number']),
-        account_created_at: str(o['created-at']),
-        open_statement_from: str(o['open-statement-from']),
-      }),
+      str(o.file) !== undefined
+        ? loadAccountFile(db, str(o.file)!, 'imported')
+        : putAccount(db, {
+            ...ref(args),
+            state: 'imported',
+            platform_account_number: str(o['platform-account-number']),
+            account_created_at: str(o['created-at']),
+            open_statement_from: str(o['open-statement-from']),
+          }),
   },
   'accounts list': {
     args: ['<supplier>'],
@@ -191,37 +244,48 @@ function usage(name: string, c: Command): string {
   return ['admin', name, ...c.args, c.optionsUsage ?? ''].filter(Boolean).join(' ');
 }
 
-function help() {
-  return {
-    usage: 'npm run --silent admin -- <command> [arguments] [options]',
-    commands: [
-      { command: 'admin help', description: 'This list.' },
-      ...Object.entries(COMMANDS).map(([name, c]) => ({ command: usage(name, c), description: c.description })),
-    ],
-  };
+const USAGE = 'npm run --silent admin -- <command> [arguments] [options]';
+
+function helpText(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${usage(name, c)}\n      ${c.description}`);
+  return [
+    `usage: ${USAGE}`,
+    '',
+    'Commands:',
+    '  admin help\n      This list. `admin <command> --help` explains one command.',
+    ...lines,
+    '',
+    'Output is one JSON document on stdout; errors go to stderr as `admin <command>: <field>: <detail> [<code>]`.',
+    'Exit codes: 0 done, 1 refused or failed, 2 the command line is wrong.',
+    '',
+  ].join('\n');
 }
 
-function parseCommandLine(argv: string[]): { name: string; command: Command; args: string[]; values: Values } {
+function commandHelp(name: string, c: Command): string {
+  return [`usage: ${usage(name, c)}`, '', c.description, ...(c.details ? ['', c.details] : []), ''].join('\n');
+}
+
+function parseCommandLine(argv: string[]): { name: string; command: Command; args: string[]; values: Values; help: boolean } {
   const name = [argv.slice(0, 2).join(' '), argv[0] ?? ''].find((n) => COMMANDS[n]);
   if (!name) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; run \`admin help\` for the list`);
   const command = COMMANDS[name]!;
+  const rest = argv.slice(name.split(' ').length);
+  if (rest.includes('--help')) return { name, command, args: [], values: {}, help: true };
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv.slice(name.split(' ').length),
-      options: command.options ?? {},
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nusage: ${usage(name, command)}`);
   }
-  const variadic = command.args.some((a) => a.endsWith('...'));
   const count = parsed.positionals.length;
-  if (count < command.args.length || (!variadic && count > command.args.length)) {
-    throw new UsageError(`expected ${command.args.join(', ') || 'no arguments'}, got ${count} argument(s)\nusage: ${usage(name, command)}`);
+  const fromFile = command.takesFile === true && parsed.values.file !== undefined;
+  const variadic = command.args.some((a) => a.endsWith('...'));
+  const expected = fromFile ? 0 : command.args.length;
+  if (count < expected || ((fromFile || !variadic) && count > expected)) {
+    const wanted = fromFile ? 'no arguments with --file' : command.args.join(', ') || 'no arguments';
+    throw new UsageError(`expected ${wanted}, got ${count} argument(s)\nusage: ${usage(name, command)}`);
   }
-  return { name, command, args: parsed.positionals, values: parsed.values };
+  return { name, command, args: parsed.positionals, values: parsed.values, help: false };
 }
 
 function errorLines(err: unknown): string {
@@ -232,7 +296,7 @@ function errorLines(err: unknown): string {
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
-    process.stdout.write(`${JSON.stringify(help(), null, 2)}\n`);
+    process.stdout.write(helpText());
     return 0;
   }
   let cli;
@@ -242,11 +306,15 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`admin: ${(err as Error).message}\n`);
     return 2;
   }
+  if (cli.help) {
+    process.stdout.write(commandHelp(cli.name, cli.command));
+    return 0;
+  }
   let db: Database | undefined;
   try {
     const config = loadConfig();
     await checkPostgres(config.DATABASE_URL);
-    await migrate(config.DATABASE_URL);
+    if (await hasPendingMigrations(config.DATABASE_URL)) await migrate(config.DATABASE_URL);
     db = createDatabase({ ...config, DB_POOL_SIZE: 2 });
     const result = await cli.command.run(db, cli.args, cli.values);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

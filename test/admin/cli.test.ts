@@ -1,4 +1,5 @@
 // The admin CLI run as the platform team runs it: a child process (test/helpers/admin-cli.ts).
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,10 +27,20 @@ describe('admin CLI', () => {
     await app.close();
   });
 
-  it('lists every command as JSON under `help`', async () => {
-    const run = await admin(['help']);
-    expect(run.code).toBe(0);
-    const commands = (run.json.commands as { command: string }[]).map((c) => c.command.split(' <')[0]!.split(' [')[0]);
+  it('lists every command in words under `help` and `--help`, and explains one command under `<command> --help`', async () => {
+    const [run, dashed, apply, account] = await Promise.all([
+      admin(['help']),
+      admin(['--help']),
+      admin(['apply', '--help'], 'postgresql://nobody@127.0.0.1:1/none'),
+      admin(['accounts', 'import', '--help'], 'postgresql://nobody@127.0.0.1:1/none'),
+    ]);
+    expect([run.code, dashed.code, apply.code, account.code]).toEqual([0, 0, 0, 0]);
+    expect(run.json).toBeUndefined();
+    expect(dashed.stdout).toBe(run.stdout);
+    expect(apply.stdout).toMatch(/^usage: admin apply <file\.json\|file\.ndjson\|file\.csv>\n/);
+    expect(apply.stdout).toContain('committed in\nchunks of 2,000 accounts');
+    expect(account.stdout).toContain('--file <accounts.ndjson|.csv>');
+    const commands = [...run.stdout.matchAll(/^ {2}(admin [a-z -]+?)(?: [<[|]|$)/gm)].map((m) => m[1]!.trim());
     expect(commands).toEqual(
       expect.arrayContaining([
         'admin apply',
@@ -181,6 +192,36 @@ describe('admin CLI', () => {
     expect(withKey.body.errors[0].extensions.code).toBe('invalid_api_key');
     const withRefresh = await obtainToken(app.baseUrl, { refreshToken: signedIn.body.data.obtainToken.refreshToken });
     expect(withRefresh.body.errors[0].extensions.code).toBe('invalid_refresh_token');
+  });
+
+  it('streams an NDJSON file with a progress line per chunk; killed half-way, a re-run skips what was committed and finishes', async () => {
+    const streamed = `STREAM_${s}`;
+    expect((await admin(['suppliers', 'create', streamed])).code).toBe(0);
+    const lines = Array.from({ length: 20_000 }, (_, i) =>
+      JSON.stringify({ import_supplier: streamed, external_account_number: `S-${String(i).padStart(5, '0')}`, state: 'imported' }),
+    );
+    const file = path.join(dir, 'accounts.ndjson');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const count = () => app.db.prisma.account.count({ where: { process: { supplierCode: streamed } } });
+
+    // Killed once its first chunk is committed (its first progress line).
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'apply', file], {
+      cwd: path.join(__dirname, '../..'),
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl },
+    });
+    const firstProgress = await new Promise<string>((resolve) => child.stderr.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('close', resolve));
+    expect(firstProgress).toMatch(/^admin: committed to line 2000: 2000 accounts \(2000 created/);
+    const committed = await count();
+    expect(committed).toBeGreaterThanOrEqual(2_000);
+    expect(committed).toBeLessThan(20_000);
+
+    const rerun = await admin(['apply', file]);
+    expect(rerun.code).toBe(0);
+    expect(rerun.json).toMatchObject({ accounts: 20_000, unchanged: committed, created: 20_000 - committed });
+    expect(rerun.stderr).toContain(`skipped ${committed} accounts already as the file describes them`);
+    expect(await count()).toBe(20_000);
   });
 
   it('works on a database that does not exist yet, migrating it first', async () => {
