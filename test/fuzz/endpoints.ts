@@ -1,5 +1,6 @@
 // The four write endpoints as the fuzz properties see them: a valid payload for an account, and how a
 // 400 body of that endpoint is judged.
+import { CONTRACT_PRODUCT } from '../helpers/app';
 import type { FuzzWorld } from './fuzz-world';
 import { transactionErrorProblems, validationBodyProblems } from './error-contract';
 
@@ -69,7 +70,7 @@ export const TRANSACTIONS: WriteEndpoint = {
         transaction_date: '2019-10-01',
         amount: '53.24',
         type: 'SUPPLY_CHARGE',
-        product_code: 'PRODUCT-1',
+        product_code: CONTRACT_PRODUCT.code,
         line_items: [
           {
             rate_band: 'CONSUMPTION_STANDARD',

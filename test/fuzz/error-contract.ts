@@ -18,7 +18,8 @@ export const STABLE_CODES = new Set([
   'conflicting_rate_band_specification', 'duplicate_transaction_ids',
   'ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount',
   'supply_point_identifier_required_for_rate_specification_code', 'transaction_outside_open_statement_period',
-  'no_open_statement_period',
+  'no_open_statement_period', 'product_code_does_not_exist', 'line_item_rate_not_found',
+  'price_per_unit_does_not_match_rate', 'line_items_overlap_already_charged_period',
   // payment instructions
   'mutually_exclusive_field_required', 'ledger_code_does_not_exist', 'account_already_has_active_instruction',
   'payment_instruction_not_found_at_vendor', 'payment_instruction_rejected_by_vendor', 'payment_method_not_a_card',
@@ -73,8 +74,10 @@ export function transactionErrorProblems(input: any, body: any): string[] { // e
   const index = Number(/^transactions\.(\d+)/.exec(errors[0]?.attr ?? '')?.[1]);
   // transaction_data is the failing transaction as submitted (or, rejected by the worker, as checked).
   if (Number.isInteger(index) && body.transaction_data === undefined) problems.push('transaction_data is missing');
-  if (Number.isInteger(index) && errors.some((e) => !e.attr.startsWith(`transactions.${index}`))) {
-    problems.push('errors name more than one transaction');
+  // Every failing transaction is listed, the first (the one on top) first, then in request order.
+  const indexes = errors.map((e) => Number(/^transactions\.(\d+)/.exec(e.attr)?.[1]));
+  if (Number.isInteger(index) && indexes.some((i, n) => !Number.isInteger(i) || (n > 0 && i < indexes[n - 1]!))) {
+    problems.push('errors are not transactions in request order');
   }
   return problems;
 }
