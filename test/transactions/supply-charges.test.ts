@@ -98,6 +98,18 @@ describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
     ]);
   });
 
+  it('refuses a charge sent again with check_previously_added=false: its period is already charged', async () => {
+    const account = await importedAccount(app, tenant);
+    const body = envelope(tenant, account, [charge('oct', october)]);
+    expect((await postTransactions(app, tenant.token, body)).status).toBe(201);
+
+    const again = await postTransactions(app, tenant.token, body, { query: 'check_previously_added=false' });
+
+    expect(again.status).toBe(400);
+    expect(again.body.errors).toMatchObject([{ attr: 'transactions.0.line_items.0', code: 'line_items_overlap_already_charged_period' }]);
+    expect(await storedTransactions(app, account.accountId)).toHaveLength(1);
+  });
+
   it('lists every failing charge of a request in errors, the first on top', async () => {
     const account = await importedAccount(app, tenant);
     const res = await post(account, [
