@@ -224,6 +224,25 @@ describe('admin CLI', () => {
     expect(await count()).toBe(20_000);
   });
 
+  it('stages the accounts of a CSV file with `accounts stage --file`, and refuses arguments beside --file', async () => {
+    const staged = `STAGE_${s}`;
+    expect((await admin(['suppliers', 'create', staged])).code).toBe(0);
+    const file = path.join(dir, 'staged.csv');
+    await writeFile(file, `import_supplier,external_account_number\n${staged},C-1\n${staged},"C-2, quoted"\n`);
+
+    const [run, both] = await Promise.all([
+      admin(['accounts', 'stage', '--file', file]),
+      admin(['accounts', 'stage', staged, 'C-3', '--file', file], 'postgresql://nobody@127.0.0.1:1/none'),
+    ]);
+
+    expect(run).toMatchObject({ code: 0, json: { format: 'csv', accounts: 2, created: 2 } });
+    expect(run.stderr).toMatch(/^admin: committed to line 3: 2 accounts/);
+    const rows = await app.db.prisma.accountImportProcess.findMany({ where: { supplierCode: staged }, orderBy: { externalAccountNumber: 'asc' } });
+    expect(rows.map((r) => [r.externalAccountNumber, r.state])).toEqual([['C-1', 'STAGED'], ['C-2, quoted', 'STAGED']]);
+    expect(both).toMatchObject({ code: 2, stdout: '' });
+    expect(both.stderr).toContain('expected no arguments with --file');
+  });
+
   it('works on a database that does not exist yet, migrating it first', async () => {
     const name = `data_import_test_cli_${s.toLowerCase()}`;
     const url = new URL(testDatabaseUrl);
