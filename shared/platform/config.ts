@@ -23,6 +23,10 @@ export const ConfigSchema = z.object({
   // Jobs per queue per worker process (measured: 8 → 16 took transactions from 100 to 146 req/s).
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
   DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  // Children `npm start` keeps running: API processes share the port; one of each uses both cores of
+  // a 2-core machine (the API and the workers each saturate about one core under load).
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   STRIPE_SECRET_KEY: z.string().default('sk_test_not_configured'),
   STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
