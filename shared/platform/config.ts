@@ -6,11 +6,30 @@ import { z } from 'zod';
 const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
 const DEV_SESSION_SECRET = 'dev-only-session-secret-do-not-use-in-production';
 
+const CLUSTER_NODE = /^([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})$/;
+
+function clusterNodes(value: string, ctx: z.RefinementCtx): { host: string; port: number }[] {
+  const parts = value.split(',', 65).map((p) => p.trim());
+  const nodes = parts.map((p) => CLUSTER_NODE.exec(p)).filter((m) => m !== null);
+  if (parts.length > 64 || nodes.length !== parts.length || nodes.some((m) => Number(m[2]) > 65535)) {
+    ctx.addIssue({ code: 'custom', message: 'expected 1 to 64 comma-separated host:port seed nodes' });
+    return [];
+  }
+  return nodes.map((m) => ({ host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) }));
+}
+
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  // Seed nodes (`host:port,host:port`) of a Redis Cluster; when set, every connection is a cluster
+  // client and REDIS_URL is not used.
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .max(4096)
+    .optional()
+    .transform((value, ctx) => (value === undefined || value.trim() === '' ? undefined : clusterNodes(value, ctx))),
   // The hash tag keeps every key of a queue in one Redis Cluster slot.
   QUEUE_PREFIX: z.string().min(1).default('{import}'),
   TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),

@@ -17,7 +17,7 @@ export async function prepare(name: string, opts: { migrate: boolean }): Promise
   try {
     config = loadConfig();
     await checkPostgres(config.DATABASE_URL);
-    await checkRedis(config.REDIS_URL);
+    await checkRedis(config);
     if (opts.migrate) await migrate(config.DATABASE_URL);
   } catch (err) {
     console.error(`${name}: ${(err as Error).message}`);

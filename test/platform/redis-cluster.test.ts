@@ -1,0 +1,54 @@
+// The service on a Redis Cluster: every queue key shares the QUEUE_PREFIX hash tag (BullMQ's scripts
+// touch several keys of a queue at once, which a cluster allows only within one slot), and the other
+// Redis uses (rate limits, heartbeats) are single-key. Proved against a local three-master cluster.
+import { Cluster } from 'ioredis';
+import { request, createTenant, startTestApp, type TestApp } from '../helpers/app';
+import { startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
+import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
+
+describe('on a three-node Redis Cluster', () => {
+  let cluster: LocalRedisCluster;
+  let app: TestApp | undefined;
+
+  beforeAll(async () => {
+    cluster = await startLocalRedisCluster();
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await cluster?.destroy();
+  });
+
+  it('queues a transactions request, a worker processes it, and the answer and the row come back', async () => {
+    app = await startTestApp({ REDIS_CLUSTER_NODES: cluster.nodes, RESULT_WAIT_MS: '20000' }, { workers: true });
+    const tenant = await createTenant(app);
+    const account = await importedAccount(app, tenant);
+
+    const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('cluster-1'), payment('cluster-2')]), {
+      idempotencyKey: 'cluster-run',
+    });
+
+    expect(res.status).toBe(201);
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ADDED_TO_ACCOUNT']);
+    const stored = await app.db.prisma.transaction.findMany({ where: { accountId: account.accountId }, select: { transactionId: true } });
+    expect(stored.map((t) => t.transactionId).sort()).toEqual(['cluster-1', 'cluster-2']);
+    // The organisation's rate limit counted in the cluster (a failing store would let the request
+    // through without the header), and the worker's heartbeat is visible to the API.
+    expect(res.headers.get('ratelimit')).toMatch(/r=\d+/);
+    expect((await request(app.baseUrl, 'GET', '/readyz')).status).toBe(200);
+
+    // Every key the service wrote lives in the one slot of the prefix's hash tag.
+    const client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
+    try {
+      const prefix = app.config.QUEUE_PREFIX;
+      const slot = Number(await client.call('CLUSTER', 'KEYSLOT', prefix));
+      const keys = (await Promise.all(client.nodes('master').map((node) => node.keys(`${prefix}*`)))).flat();
+      expect(keys).toEqual(expect.arrayContaining([`${prefix}:transactions:meta`, `${prefix}:worker-heartbeats`]));
+      expect(keys.some((k) => k.startsWith(`${prefix}:rl:org:`))).toBe(true);
+      const slots = await Promise.all(keys.map(async (k) => Number(await client.call('CLUSTER', 'KEYSLOT', k))));
+      expect(new Set(slots)).toEqual(new Set([slot]));
+    } finally {
+      client.disconnect();
+    }
+  }, 90_000);
+});
