@@ -11,6 +11,7 @@ import { processMetrics, type Metrics } from '../shared/platform/metrics';
 import { createRedis, untilReady, type RedisClient } from '../shared/platform/redis';
 import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
 import { authenticate } from './auth/authenticate';
+import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
@@ -43,6 +44,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
   const signer = deps.signer ?? createTokenSigner(config.TOKEN_SECRET, config.TOKEN_TTL_SECONDS);
+  const verifier = cachingVerifier(signer, { maxEntries: config.TOKEN_CACHE_SIZE, ttlMs: config.TOKEN_CACHE_SECONDS * 1000 });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -74,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   const dataImport = express.Router();
-  dataImport.use(authenticate(signer));
+  dataImport.use(authenticate(verifier));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(accountRoutes(db, logger));
   dataImport.use(noteRoutes(deps));

@@ -34,6 +34,9 @@ export const ConfigSchema = z.object({
   QUEUE_PREFIX: z.string().min(1).default('{import}'),
   TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),
   TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  // Verified access tokens each API process remembers (0 turns the cache off), and for how long.
+  TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(7 * 24 * 3600),
   DOCUMENT_BUCKET: z.string().min(1).default('production-files'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
