@@ -1,5 +1,5 @@
 // The benchmark harness at toy sizes (10 accounts, one client, one second per phase, a 1,000-account
-// list), so `npm test` notices when it rots. Runs `bench/run.ts` as `npm run bench` does, against a
+// list, the scale-out phase with its worker SIGKILL), so `npm test` notices when it rots. Runs `bench/run.ts` as `npm run bench` does, against a
 // database of its own that it drops afterwards.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -62,12 +62,20 @@ describe('npm run bench at toy sizes', () => {
     expect(r.list).toMatchObject({ status: 200, accounts: 1000, rows: 1000 });
     expect(r.list.seconds).toBeGreaterThan(0);
     expect(r.list.rssGrowthMb).toBeGreaterThanOrEqual(0);
-    for (const rss of [r.idle.apiRssMb, r.idle.workerRssMb, r.idle.serviceRssMb]) {
+    for (const rss of [r.idle.supervisorRssMb, r.idle.apiRssMb, r.idle.workerRssMb, r.idle.apiRssServedMb]) {
       expect(rss).toBeGreaterThan(30);
       expect(rss).toBeLessThan(2000);
     }
-    for (const label of ['ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS: API alone']) {
-      expect(run.stdout).toContain(label);
-    }
-  }, 180_000);
+    // 2 API + 2 worker processes: the same window without errors, then one worker SIGKILLed while
+    // retrying clients go on, with nothing lost or doubled and the worker replaced.
+    expect({ errors: r.scaleOut.transactions.errors, firstError: r.scaleOut.transactions.firstError }).toEqual({ errors: 0, firstError: undefined });
+    expect(r.scaleOut.transactions.requests).toBeGreaterThan(0);
+    expect(r.scaleOut).toMatchObject({ apiProcesses: 2, workerProcesses: 2 });
+    const k = r.scaleOut.kill;
+    expect({ restarted: k.restarted, unfinished: k.unfinished, errors: k.errors, duplicates: k.duplicates }).toEqual({ restarted: true, unfinished: 0, errors: 0, duplicates: 0 });
+    expect(k.acknowledgedItems).toBeGreaterThan(0);
+    expect(k.storedRows).toBe(k.acknowledgedItems);
+    const labels = ['ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS per process', 'scale-out:', 'SIGKILLed mid-run'];
+    for (const label of labels) expect(run.stdout).toContain(label);
+  }, 360_000);
 });
