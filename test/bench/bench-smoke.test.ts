@@ -15,6 +15,10 @@ const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
 function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
   args.push('--seconds', '1', '--warmup', '0.3', '--runtime', 'tsx', '--database', `${PG_BASE}/${database}`, '--out', out, '--log', log);
+  return runNode(args);
+}
+
+function runNode(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -78,4 +82,30 @@ describe('npm run bench at toy sizes', () => {
     const labels = ['ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS per process', 'scale-out:', 'SIGKILLed mid-run'];
     for (const label of labels) expect(run.stdout).toContain(label);
   }, 360_000);
+
+  it('draws the curves at toy sizes and drops its database afterwards', async () => {
+    const curvesDb = `${database}_curves`;
+    const out = path.join(dir, 'curves.json');
+    const args = ['--import', 'tsx', 'bench/curves.ts', '--tx-rows', '0,2000', '--status-accounts', '500,1000', '--waiters', '0,10'];
+    args.push('--accounts', '10', '--clients', '1', '--seconds', '1', '--warmup', '0.3', '--wait-seconds', '2', '--runtime', 'tsx');
+    args.push('--database', `${PG_BASE}/${curvesDb}`, '--out', out);
+    const run = await runNode(args);
+
+    expect({ code: run.code, output: run.code === 0 ? '' : run.stderr }).toEqual({ code: 0, output: '' });
+    const r = JSON.parse(readFileSync(out, 'utf8'));
+    expect(r.transactions.map((t: { tableRows: number }) => t.tableRows >= 0)).toEqual([true, true]);
+    expect(r.transactions[1].tableRows).toBeGreaterThanOrEqual(2000);
+    for (const t of r.transactions) expect({ errors: t.errors, moving: t.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect(r.status.map((s: { accounts: number }) => s.accounts)).toEqual([500, 1000]);
+    for (const s of r.status) expect({ errors: s.errors, moving: s.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect(r.memory.map((m: { waiters: number }) => m.waiters)).toEqual([0, 10]);
+    // No worker runs in the memory phase: every waiting client gets 503 result_pending.
+    expect(r.memory[1].statuses).toEqual({ 503: 10 });
+    expect(r.memory[1].peakMb).toBeGreaterThanOrEqual(r.memory[1].restMb);
+    const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
+    await admin.connect();
+    const left = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [curvesDb]);
+    await admin.end();
+    expect(left.rowCount).toBe(0);
+  }, 240_000);
 });
