@@ -1,5 +1,6 @@
 // The organisation limit's counter, shared through Redis but not asked on every request: each API
-// process takes a lease of up to LEASE_MAX hits at a time (one INCRBY) and counts them off locally.
+// process takes a lease of up to ORG_RATE_LIMIT_LEASE_MAX hits at a time (one INCRBY) and counts them
+// off locally.
 // Every hit admitted anywhere holds its own unit of the Redis counter, so the limit is never exceeded
 // across replicas; what a lease leaves unused counts as spent, so a client may be refused up to
 // (processes × (lease − 1)) hits early in a window, never late. Once a window is spent, the local
@@ -8,7 +9,6 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { RedisClient } from '../shared/platform/redis';
 
-const LEASE_MAX = 100;
 // INCRBY and start the window on the first hit, as rate-limit-redis does; answers the new total and
 // the milliseconds the window still runs.
 const LEASE_SCRIPT = `local total = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -25,7 +25,7 @@ interface Lease {
   size: number;
 }
 
-export const leaseSize = (limit: number) => Math.max(1, Math.min(LEASE_MAX, Math.floor(limit / 1000)));
+export const leaseSize = (limit: number, max: number) => Math.max(1, Math.min(max, Math.floor(limit / 1000)));
 
 export class LeasedRateLimitStore implements Store {
   readonly localKeys = false;
@@ -38,6 +38,7 @@ export class LeasedRateLimitStore implements Store {
     private readonly redis: RedisClient,
     readonly prefix: string,
     private readonly limit: number,
+    private readonly leaseMax: number,
     private readonly nowMs: () => number = Date.now,
   ) {}
 
@@ -85,7 +86,7 @@ export class LeasedRateLimitStore implements Store {
   }
 
   private async lease(key: string): Promise<Lease> {
-    const size = leaseSize(this.limit);
+    const size = leaseSize(this.limit, this.leaseMax);
     const [total, ttl] = (await this.redis.eval(LEASE_SCRIPT, 1, this.prefix + key, size, this.windowMs)) as [number, number];
     const lease = { resetAt: this.nowMs() + Number(ttl), base: Number(total) - size, used: 0, size };
     this.leases.set(key, lease);

@@ -31,7 +31,7 @@ export function organisationRateLimit(redis: RedisClient, config: Config): Reque
     passOnStoreError: true,
     keyGenerator: (req) => String(req.caller?.organisationId ?? 'anonymous'),
     // Leased: the busiest path asks Redis once per hundred requests, not on each (see the store).
-    store: new LeasedRateLimitStore(redis, `${config.QUEUE_PREFIX}:rl:org:`, config.ORG_RATE_LIMIT_PER_MINUTE),
+    store: new LeasedRateLimitStore(redis, `${config.QUEUE_PREFIX}:rl:org:`, config.ORG_RATE_LIMIT_PER_MINUTE, config.ORG_RATE_LIMIT_LEASE_MAX),
     handler: tooMany,
   });
 }

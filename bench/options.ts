@@ -1,7 +1,7 @@
 // Command-line options of `npm run bench`. Defaults are the full run; the smoke test passes tiny sizes.
 import { parseArgs } from 'node:util';
 
-export const PHASES = ['idle', 'ceiling', 'transactions', 'notes', 'status', 'list', 'scaleout'] as const;
+export const PHASES = ['idle', 'ceiling', 'transactions', 'notes', 'status', 'list', 'levers', 'scaleout'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {

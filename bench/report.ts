@@ -29,7 +29,18 @@ export interface BenchResults {
   /** Each process of `npm start` at rest: the supervisor, its API child and its worker child. */
   idle?: { supervisorRssMb: number; apiRssMb: number; workerRssMb: number; apiRssServedMb: number; apiRssAfterLoadMb?: number; workerRssAfterLoadMb?: number };
   scaleOut?: ScaleOutResult;
+  levers?: LeverResult[];
   serviceLog: string;
+}
+
+export interface LeverResult {
+  lever: string;
+  perSecond: number;
+  p99Ms: number;
+  errors: number;
+  nodeMsPerRequest: number;
+  /** The whole Redis server's CPU per request (shared with anything else on the machine). */
+  redisMsPerRequest: number;
 }
 
 export interface ScaleOutResult {
@@ -122,6 +133,7 @@ export function tableRows(r: BenchResults): Row[] {
   }
   if (r.idle) rows.push(...idleRows(r.idle));
   if (r.scaleOut) rows.push(...scaleOutRows(r.scaleOut, r.transactions, clients, batch));
+  if (r.levers?.length) rows.push(...leverRows(r.levers, clients));
   return rows;
 }
 
@@ -138,6 +150,19 @@ function idleRows(i: NonNullable<BenchResults['idle']>): Row[] {
     rows.push({ figure: '  API / worker child after the load phases', value: `${i.apiRssAfterLoadMb.toFixed(0)} / ${i.workerRssAfterLoadMb.toFixed(0)} MB`, target: '' });
   }
   return rows;
+}
+
+function leverRows(levers: LeverResult[], clients: number): Row[] {
+  const base = levers[0]!;
+  return levers.map((l, i) => ({
+    figure: i === 0 ? `levers: status, ${clients} clients, ${l.lever}` : `  ${l.lever}`,
+    value:
+      `node ${l.nodeMsPerRequest.toFixed(3)} · redis ${l.redisMsPerRequest.toFixed(3)} ms/req` +
+      (i === 0 ? '' : ` (node ${l.nodeMsPerRequest >= base.nodeMsPerRequest ? '+' : ''}${(l.nodeMsPerRequest - base.nodeMsPerRequest).toFixed(3)})`) +
+      `; ${n(l.perSecond)} req/s, p99 ${l.p99Ms} ms`,
+    target: '',
+    met: l.errors === 0 ? undefined : false,
+  }));
 }
 
 function scaleOutRows(s: ScaleOutResult, oneAndOne: Throughput | undefined, clients: number, batch: number): Row[] {

@@ -1,8 +1,8 @@
 // `npm run bench`: prepares its database and fixtures, starts the service as `npm start` does (a
 // supervisor with one API and one worker child), and measures, in one run, the database's own ceiling
 // for the transactions insert next to the service's transactions, notes, status and list figures, the
-// memory of each process at rest, and the scale-out phase (2 API + 2 worker processes, one worker
-// SIGKILLed mid-run). Prints one table against issue 11's targets and writes bench/results.json.
+// memory of each process at rest, the cost of each read-path lever (bench/levers.ts), and the
+// scale-out phase (2 API + 2 worker processes, one worker SIGKILLed mid-run). Prints one table against issue 11's targets and writes bench/results.json.
 // Options: see bench/options.ts (e.g. `npm run bench -- --only status,list`). Curves: bench/curves.ts.
 import { writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { CpuMeter, REDIS_URL, redisPid, removeQueueKeys, restingRss, runLoad, sa
 import { parseOptions, type Phase } from './options';
 import { childrenByRole, loadAverage, rssMb } from './proc';
 import { formatTable, type BenchResults, type Throughput } from './report';
+import { leversPhase } from './levers';
 import { scaleOutPhase } from './scale-out';
 import { build, freePort, obtainToken, spawnService, untilReady, type ServiceProcess } from './service';
 
@@ -119,6 +120,9 @@ async function main(): Promise<void> {
     const code = await service.stop();
     service = undefined;
     if (code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
+    if (has('levers')) {
+      results.levers = await leversPhase({ runtime: opts.runtime, env, logFile: results.serviceLog, f, pg, window });
+    }
     if (has('scaleout')) {
       results.scaleOut = await scaleOutPhase({
         runtime: opts.runtime, env: { ...env, QUEUE_PREFIX: scalePrefix }, logFile: results.serviceLog, f, pg, window,

@@ -55,6 +55,9 @@ export const ConfigSchema = z.object({
   // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
   ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120_000),
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  // Most hits an API process leases at once from the organisation's Redis counter (1: ask Redis on
+  // every request, exact to the hit; larger: fewer round trips, refusals up to lease − 1 hits early).
+  ORG_RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   // Set when the API runs behind a proxy that sets X-Forwarded-For (Express "trust proxy" value).
   TRUST_PROXY: z.string().optional(),
   // A worker-only process (start:worker) serves its own /metrics (job durations, breakers) on this port.

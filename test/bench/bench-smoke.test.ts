@@ -79,7 +79,11 @@ describe('npm run bench at toy sizes', () => {
     expect({ restarted: k.restarted, unfinished: k.unfinished, errors: k.errors, duplicates: k.duplicates }).toEqual({ restarted: true, unfinished: 0, errors: 0, duplicates: 0 });
     expect(k.acknowledgedItems).toBeGreaterThan(0);
     expect(k.storedRows).toBe(k.acknowledgedItems);
-    const labels = ['ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS per process', 'scale-out:', 'SIGKILLed mid-run'];
+    expect(r.levers.map((l: { lever: string; errors: number }) => [l.lever, l.errors])).toEqual([
+      ['every lever on', 0], ['token cache off', 0], ['rate limit asks Redis per request', 0], ['request log line off', 0],
+    ]);
+    for (const l of r.levers) expect(l.nodeMsPerRequest).toBeGreaterThan(0);
+    const labels = ['levers: status', 'ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS per process', 'scale-out:', 'SIGKILLed mid-run'];
     for (const label of labels) expect(run.stdout).toContain(label);
   }, 360_000);
 

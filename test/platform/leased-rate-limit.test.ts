@@ -19,14 +19,14 @@ describe('the leased rate-limit store', () => {
   });
 
   const store = (limit: number) => {
-    const s = new LeasedRateLimitStore(redis, prefix, limit);
+    const s = new LeasedRateLimitStore(redis, prefix, limit, 100);
     s.init({ windowMs: 60_000 });
     return s;
   };
   const counter = async (key: string) => Number(await redis.get(prefix + key));
 
   it('leases hits in blocks: twelve requests under a 5,000 limit take three round trips', async () => {
-    expect(leaseSize(5_000)).toBe(5);
+    expect(leaseSize(5_000, 100)).toBe(5);
     const s = store(5_000);
     const hits: number[] = [];
     for (let i = 0; i < 12; i++) hits.push((await s.increment('a')).totalHits);
@@ -44,7 +44,7 @@ describe('the leased rate-limit store', () => {
       if (totalHits <= limit) admitted += 1;
     }
     expect(admitted).toBeLessThanOrEqual(limit);
-    expect(admitted).toBeGreaterThanOrEqual(limit - 2 * (leaseSize(limit) - 1));
+    expect(admitted).toBeGreaterThanOrEqual(limit - 2 * (leaseSize(limit, 100) - 1));
   });
 
   it('refuses without asking Redis once the window is spent', async () => {
@@ -57,6 +57,13 @@ describe('the leased rate-limit store', () => {
     expect(await counter('c')).toBe(spent);
   });
 
+  it('asks Redis on every request with a lease of at most 1', async () => {
+    const s = new LeasedRateLimitStore(redis, prefix, 120_000, 1);
+    s.init({ windowMs: 60_000 });
+    for (let i = 0; i < 3; i++) await s.increment('f');
+    expect(await counter('f')).toBe(3);
+  });
+
   it('counts one at a time, exactly, under a limit below 1,000', async () => {
     const s = store(60);
     for (let i = 0; i < 3; i++) await s.increment('d');
@@ -67,6 +74,6 @@ describe('the leased rate-limit store', () => {
     const s = store(100_000);
     const hits = await Promise.all(Array.from({ length: 50 }, () => s.increment('e')));
     expect(hits.map((h) => h.totalHits).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(await counter('e')).toBe(leaseSize(100_000));
+    expect(await counter('e')).toBe(leaseSize(100_000, 100));
   });
 });
