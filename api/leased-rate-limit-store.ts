@@ -1,7 +1,6 @@
 // The organisation limit's counter, shared through Redis but not asked on every request: each API
 // process takes a lease of up to ORG_RATE_LIMIT_LEASE_MAX hits at a time (one INCRBY) and counts them
-// off locally.
-// Every hit admitted anywhere holds its own unit of the Redis counter, so the limit is never exceeded
+// off locally. Every hit admitted anywhere holds its own unit of the Redis counter, so the limit is never exceeded
 // across replicas; what a lease leaves unused counts as spent, so a client may be refused up to
 // (processes × (lease − 1)) hits early in a window, never late. Once a window is spent, the local
 // pre-check refuses without asking Redis until the window ends. A limit under 1,000 leases one hit
@@ -30,7 +29,8 @@ export const leaseSize = (limit: number, max: number) => Math.max(1, Math.min(ma
 export class LeasedRateLimitStore implements Store {
   readonly localKeys = false;
   private windowMs = 60_000;
-  // One entry per organisation that called in this window's lifetime: bounded by the organisations.
+  // One entry per organisation seen by this process (a spent window's entry is replaced on the next
+  // request): bounded by the number of organisations, which the platform team creates.
   private readonly leases = new Map<string, Lease>();
   private readonly pending = new Map<string, Promise<Lease>>();
 

@@ -47,6 +47,7 @@ export interface ScaleOutResult {
   apiProcesses: number;
   workerProcesses: number;
   transactions: Throughput;
+  status: Throughput;
   kill: {
     killedPid: number;
     restarted: boolean;
@@ -132,7 +133,7 @@ export function tableRows(r: BenchResults): Row[] {
     rows.push({ figure: '  API RSS growth', value: `+${l.rssGrowthMb.toFixed(1)} MB (${l.rssBeforeMb.toFixed(0)} → ${l.rssPeakMb.toFixed(0)} MB)`, target: `≤ ${TARGETS.listGrowthMb} MB`, met: l.rssGrowthMb <= TARGETS.listGrowthMb });
   }
   if (r.idle) rows.push(...idleRows(r.idle));
-  if (r.scaleOut) rows.push(...scaleOutRows(r.scaleOut, r.transactions, clients, batch));
+  if (r.scaleOut) rows.push(...scaleOutRows(r.scaleOut, r.transactions, r.status, clients, batch));
   if (r.levers?.length) rows.push(...leverRows(r.levers, clients));
   return rows;
 }
@@ -165,8 +166,10 @@ function leverRows(levers: LeverResult[], clients: number): Row[] {
   }));
 }
 
-function scaleOutRows(s: ScaleOutResult, oneAndOne: Throughput | undefined, clients: number, batch: number): Row[] {
+function scaleOutRows(s: ScaleOutResult, oneAndOne: Throughput | undefined, oneApiStatus: Throughput | undefined, clients: number, batch: number): Row[] {
   const t = s.transactions;
+  const st = s.status;
+  const statusVersus = oneApiStatus ? ` (${((st.perSecond / oneApiStatus.perSecond) * 100).toFixed(0)} % of 1 API)` : '';
   const k = s.kill;
   const versus = oneAndOne ? ` (${((t.perSecond / oneAndOne.perSecond) * 100).toFixed(0)} % of 1 + 1)` : '';
   return [
@@ -179,6 +182,7 @@ function scaleOutRows(s: ScaleOutResult, oneAndOne: Throughput | undefined, clie
     { figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: '' },
     { figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 },
     { figure: '  CPU per request', value: perRequest(t), target: '' },
+    { figure: `  status on ${s.apiProcesses} API processes`, value: `${n(st.perSecond)} req/s${statusVersus}, p99 ${st.p99Ms} ms`, target: `≥ ${n(TARGETS.statusPerSecond)} req/s`, met: st.perSecond >= TARGETS.statusPerSecond },
     { figure: '  one worker SIGKILLed mid-run: restarted', value: k.restarted ? 'yes' : 'no', target: 'yes', met: k.restarted },
     {
       figure: '  acknowledged / stored / doubled transactions',

@@ -1,5 +1,6 @@
 // The scale-out phase: `npm start` with 2 API and 2 worker processes on this one machine. First the
-// transactions window as the 1 + 1 run measured it (throughput must not fall); then a window whose
+// transactions window as the 1 + 1 run measured it (throughput must not fall) and the status window
+// (what a second API process buys on reads); then a window whose
 // clients retry as the spec asks (Idempotency-Key, 500/503 retried as they are) while one worker is
 // SIGKILLed a third of the way in. Afterwards every acknowledged transaction must be stored exactly
 // once, no request may be left without an answer, and the supervisor must have replaced the worker.
@@ -59,6 +60,8 @@ export async function scaleOutPhase(ctx: ScaleOutContext): Promise<ScaleOutResul
     say(`scale-out: transactions on ${API} API + ${WORKERS} worker processes`);
     const meter = new CpuMeter(ctx.pg, await redisPid(), service.pid);
     const transactions = await throughput(meter, { kind: 'transactions', ...spec, runId: `${ctx.runId}s` });
+    say(`scale-out: status on ${API} API processes`);
+    const status = await throughput(meter, { kind: 'status', ...ctx.window, base: service.base, token, supplier: ctx.f.listSupplier, accounts: ctx.f.listAccounts });
 
     say('scale-out: one worker SIGKILLed mid-run, clients retrying');
     const killRun = `${ctx.runId}k`;
@@ -75,6 +78,7 @@ export async function scaleOutPhase(ctx: ScaleOutContext): Promise<ScaleOutResul
       apiProcesses: API,
       workerProcesses: WORKERS,
       transactions,
+      status,
       kill: {
         killedPid: killed,
         restarted: after.worker.length === WORKERS && !after.worker.includes(killed),

@@ -74,6 +74,7 @@ describe('npm run bench at toy sizes', () => {
     // retrying clients go on, with nothing lost or doubled and the worker replaced.
     expect({ errors: r.scaleOut.transactions.errors, firstError: r.scaleOut.transactions.firstError }).toEqual({ errors: 0, firstError: undefined });
     expect(r.scaleOut.transactions.requests).toBeGreaterThan(0);
+    expect({ errors: r.scaleOut.status.errors, moving: r.scaleOut.status.perSecond > 0 }).toEqual({ errors: 0, moving: true });
     expect(r.scaleOut).toMatchObject({ apiProcesses: 2, workerProcesses: 2 });
     const k = r.scaleOut.kill;
     expect({ restarted: k.restarted, unfinished: k.unfinished, errors: k.errors, duplicates: k.duplicates }).toEqual({ restarted: true, unfinished: 0, errors: 0, duplicates: 0 });
