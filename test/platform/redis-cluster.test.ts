@@ -1,7 +1,13 @@
 // The service on a Redis Cluster: every queue key shares the QUEUE_PREFIX hash tag (BullMQ's scripts
 // touch several keys of a queue at once, which a cluster allows only within one slot), and the other
-// Redis uses (rate limits, heartbeats) are single-key. Proved against a local three-master cluster.
+// Redis uses (rate limits, heartbeats, staff sessions) are single-key. Proved against a local
+// three-master cluster.
+import { promisify } from 'node:util';
+import type { SessionData } from 'express-session';
 import { Cluster } from 'ioredis';
+import { RedisSessionStore } from '../../api/staff/redis-session-store';
+import { createRedis, untilReady } from '../../shared/platform/redis';
+import { testConfig } from '../helpers/context';
 import { request, createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
 import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
@@ -51,4 +57,23 @@ describe('on a three-node Redis Cluster', () => {
       client.disconnect();
     }
   }, 90_000);
+
+  it('keeps staff sessions: stored, read, extended and ended through the cluster client', async () => {
+    const config = testConfig({ REDIS_CLUSTER_NODES: cluster.nodes });
+    const redis = createRedis(config, 'producer');
+    await untilReady(redis);
+    try {
+      const store = new RedisSessionStore(redis, `${config.QUEUE_PREFIX}:staff-session:`, 60_000);
+      const sess = { cookie: { originalMaxAge: 60_000, expires: new Date(Date.now() + 60_000) }, user: 'alice' } as unknown as SessionData;
+      const get = promisify(store.get.bind(store)) as (sid: string) => Promise<SessionData | null>;
+      await promisify(store.set.bind(store))('sid-1', sess);
+      expect(await get('sid-1')).toMatchObject({ user: 'alice' });
+      await promisify(store.touch.bind(store))('sid-1', sess);
+      expect(await redis.pttl(store.key('sid-1'))).toBeGreaterThan(50_000);
+      await promisify(store.destroy.bind(store))('sid-1');
+      expect(await get('sid-1')).toBeNull();
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
