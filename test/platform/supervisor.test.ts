@@ -135,4 +135,23 @@ describe('the supervisor policy', () => {
     }
     expect(supervisor.pids()).toEqual({});
   }, 90_000);
+
+  it('SIGKILLs a child that is still running stopTimeoutMs after its SIGTERM', async () => {
+    const stubborn = path.join(dir, 'stubborn-child.js');
+    // Ignores SIGTERM and tells the supervisor once it does (so the test knows the handler is in place).
+    writeFileSync(stubborn, "process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000); process.send('ready');\n");
+    cluster.setupPrimary({ execArgv: [], silent: true });
+    const lines: LogLine[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+    const policy = { firstDelayMs: 20, maxDelayMs: 80, stableAfterMs: 60_000, crashLoopRestarts: 4, crashLoopWindowMs: 60_000, stopTimeoutMs: 300 };
+    const ready = new Promise<void>((resolve) => cluster.once('message', () => resolve()));
+    const supervisor = supervise([{ role: 'stubborn', exec: stubborn, count: 1 }], logger, policy);
+    await ready;
+    const [pid] = supervisor.pids().stubborn!;
+
+    await supervisor.stop();
+
+    expect(alive(pid!)).toBe(false);
+    expect(lines.filter((l) => l.msg === 'child exited; restarting')).toEqual([]);
+  }, 30_000);
 });
