@@ -1,9 +1,11 @@
-// Entry point of an API process (production runs it apart from the workers: `npm run start:api`).
+// Entry point of an API process: a child of `npm start`, or run apart in production (`npm run start:api`).
+// Under `npm start` the supervisor has migrated already, so a (re)started child does not.
+import cluster from 'node:cluster';
 import { boot, onShutdown } from '../shared/platform/process';
 import { startApi } from './server';
 
 async function main(): Promise<void> {
-  const { config, db, logger } = await boot('api', { migrate: true });
+  const { config, db, logger } = await boot('api', { migrate: !cluster.isWorker });
   const api = await startApi({ config, db, logger });
   logger.info({ port: api.port }, 'api listening');
   onShutdown(logger, async () => {

@@ -1,7 +1,6 @@
 // The HTTP facade: createApp wires routes to their dependencies; startApi/stop own the listener.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
 import type { Server } from 'node:http';
 import { createTokenSigner, type TokenSigner } from '../shared/auth/access-token';
 import type { Config } from '../shared/platform/config';
@@ -9,9 +8,10 @@ import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';
 import { createJobQueues, type JobQueues } from '../shared/platform/jobs';
 import { processMetrics, type Metrics } from '../shared/platform/metrics';
-import { createRedis, untilReady } from '../shared/platform/redis';
+import { createRedis, untilReady, type RedisClient } from '../shared/platform/redis';
 import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
 import { authenticate } from './auth/authenticate';
+import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
@@ -29,7 +29,7 @@ export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   queues: JobQueues;
   queued: QueuedRequests;
   metrics: Metrics;
@@ -44,6 +44,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
   const signer = deps.signer ?? createTokenSigner(config.TOKEN_SECRET, config.TOKEN_TTL_SECONDS);
+  const verifier = cachingVerifier(signer, { maxEntries: config.TOKEN_CACHE_SIZE, ttlMs: config.TOKEN_CACHE_SECONDS * 1000 });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -75,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   const dataImport = express.Router();
-  dataImport.use(authenticate(signer));
+  dataImport.use(authenticate(verifier));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(accountRoutes(db, logger));
   dataImport.use(noteRoutes(deps));
@@ -101,7 +102,7 @@ export type ApiOptions = Pick<AppDeps, 'config' | 'db' | 'logger'> & Partial<Omi
 /** Starts the listener; creates the Redis connection, queues and metrics it is not given (and closes only those). */
 export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   const queues = deps.queues ?? createJobQueues(deps.config);
-  const redis = deps.redis ?? createRedis(deps.config.REDIS_URL, 'producer');
+  const redis = deps.redis ?? createRedis(deps.config, 'producer');
   await untilReady(redis);
   const metrics = deps.metrics ?? processMetrics();
   const queued = createQueuedRequests({ db: deps.db, queues, waitMs: deps.config.RESULT_WAIT_MS });

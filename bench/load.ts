@@ -21,13 +21,24 @@ export type LoadSpec =
       targets: WriteTarget[];
       batch: number;
       runId: string;
+      /**
+       * Behave as the spec asks of clients when a worker may die: send an Idempotency-Key and retry a
+       * 500 or 503 as it is (honouring Retry-After) until it is answered, for at most this long.
+       */
+      retryForMs?: number;
     })
+  | { kind: 'hold'; base: string; token: string; targets: WriteTarget[]; clients: number; batch: number; runId: string }
   | (Window & { kind: 'status'; base: string; token: string; supplier: string; accounts: number })
   | { kind: 'download'; base: string; token: string; path: string };
 
 export interface WindowResult {
   requests: number;
   items: number;
+  /** Items acknowledged with 201 at any time, warm-up and answers after the window included. */
+  acknowledgedItems: number;
+  /** Requests still without a final answer when their retries ran out (retryForMs). */
+  unfinished: number;
+  retries: number;
   seconds: number;
   errors: number;
   firstError?: string;
@@ -37,6 +48,12 @@ export interface WindowResult {
   maxMs: number;
 }
 
+export interface HoldResult {
+  /** How many of the simultaneous requests got each status. */
+  statuses: Record<string, number>;
+  seconds: number;
+}
+
 export interface DownloadResult {
   status: number;
   seconds: number;
@@ -44,7 +61,8 @@ export interface DownloadResult {
   rows: number;
 }
 
-type Attempt = () => Promise<{ items: number; error?: string }>;
+type Outcome = { items: number; error?: string; retries?: number; unfinished?: boolean };
+type Attempt = () => Promise<Outcome>;
 
 /** Runs `clients` loops of `attempt` until the window ends; counts what completes inside the window. */
 async function runWindow(w: Window, attempt: Attempt): Promise<WindowResult> {
@@ -52,17 +70,23 @@ async function runWindow(w: Window, attempt: Attempt): Promise<WindowResult> {
   const measureFrom = start + w.warmupMs;
   const end = measureFrom + w.durationMs;
   const latency = createHistogram();
-  const result: WindowResult = { requests: 0, items: 0, seconds: w.durationMs / 1000, errors: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0 };
+  const result: WindowResult = {
+    requests: 0, items: 0, acknowledgedItems: 0, unfinished: 0, retries: 0,
+    seconds: w.durationMs / 1000, errors: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0,
+  };
   const loop = async () => {
     while (performance.now() < end) {
       const t0 = performance.now();
-      let outcome: { items: number; error?: string };
+      let outcome: Outcome;
       try {
         outcome = await attempt();
       } catch (err) {
         outcome = { items: 0, error: (err as Error).message };
       }
       const t1 = performance.now();
+      result.acknowledgedItems += outcome.error === undefined ? outcome.items : 0;
+      result.retries += outcome.retries ?? 0;
+      if (outcome.unfinished) result.unfinished += 1;
       // Counted by completion time: the window holds every answer given inside it.
       if (t1 < measureFrom || t1 > end) continue;
       result.requests += 1;
@@ -99,8 +123,11 @@ async function ceiling(spec: Extract<LoadSpec, { kind: 'ceiling' }>): Promise<Wi
   }
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 async function http(spec: Extract<LoadSpec, { kind: 'transactions' | 'notes' | 'status' }>): Promise<WindowResult> {
-  const pool = new Pool(spec.base, { connections: spec.clients, pipelining: 1 });
+  // No body or headers time-out: a retrying client's request may wait the whole RESULT_WAIT_MS.
+  const pool = new Pool(spec.base, { connections: spec.clients, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   const headers = { authorization: `Token ${spec.token}`, 'content-type': 'application/json' };
   let seq = 0;
   const attempt: Attempt = async () => {
@@ -117,13 +144,24 @@ async function http(spec: Extract<LoadSpec, { kind: 'transactions' | 'notes' | '
     const isTx = spec.kind === 'transactions';
     const body = isTx ? transactionsBody(target, spec.runId, n, spec.batch) : notesBody(target, spec.runId, n, spec.batch);
     const path = isTx ? '/v1/data-import/transactions/create/' : '/v1/data-import/notes/create/';
-    const res = await pool.request({ method: 'POST', path, headers, body });
-    const text = await res.body.text();
-    const added = occurrences(text, isTx ? '"TRANSACTION_ADDED_TO_ACCOUNT"' : '"NOTE_CREATION_SUCCESS"');
-    if (res.statusCode !== 201 || added !== spec.batch) {
-      return { items: added, error: `${res.statusCode} ${text.slice(0, 300)}` };
+    const retryFor = 'retryForMs' in spec ? spec.retryForMs : undefined;
+    const sendHeaders = retryFor === undefined ? headers : { ...headers, 'idempotency-key': `${spec.runId}-${n}` };
+    const giveUpAt = performance.now() + (retryFor ?? 0);
+    for (let retries = 0; ; retries++) {
+      const res = await pool.request({ method: 'POST', path, headers: sendHeaders, body });
+      const text = await res.body.text();
+      const retryable = res.statusCode === 500 || res.statusCode === 503;
+      if (retryable && retryFor !== undefined && performance.now() < giveUpAt) {
+        const after = Number(res.headers['retry-after']);
+        await sleep(Math.min(Number.isFinite(after) && after > 0 ? after * 1000 : 500, 2_000));
+        continue;
+      }
+      const added = occurrences(text, isTx ? '"TRANSACTION_ADDED_TO_ACCOUNT"' : '"NOTE_CREATION_SUCCESS"');
+      if (res.statusCode !== 201 || added !== spec.batch) {
+        return { items: added, retries, unfinished: retryable, error: `${res.statusCode} ${text.slice(0, 300)}` };
+      }
+      return { items: added, retries };
     }
-    return { items: added };
   };
   try {
     return await runWindow(spec, attempt);
@@ -144,9 +182,32 @@ async function download(spec: Extract<LoadSpec, { kind: 'download' }>): Promise<
   return { status: res.status, seconds: (performance.now() - started) / 1000, bytes, rows };
 }
 
-export async function runLoad(spec: LoadSpec): Promise<WindowResult | DownloadResult> {
+/** `clients` transactions requests sent at once, each on its own connection; answers when all are answered. */
+async function hold(spec: Extract<LoadSpec, { kind: 'hold' }>): Promise<HoldResult> {
+  const pool = new Pool(spec.base, { connections: spec.clients, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const headers = { authorization: `Token ${spec.token}`, 'content-type': 'application/json' };
+  const started = performance.now();
+  const statuses: Record<string, number> = {};
+  try {
+    await Promise.all(
+      Array.from({ length: spec.clients }, async (_, n) => {
+        const body = transactionsBody(spec.targets[n % spec.targets.length]!, spec.runId, n, spec.batch);
+        const res = await pool.request({ method: 'POST', path: '/v1/data-import/transactions/create/', headers, body }).catch(() => undefined);
+        await res?.body.text();
+        const key = String(res?.statusCode ?? 'no answer');
+        statuses[key] = (statuses[key] ?? 0) + 1;
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  return { statuses, seconds: (performance.now() - started) / 1000 };
+}
+
+export async function runLoad(spec: LoadSpec): Promise<WindowResult | DownloadResult | HoldResult> {
   if (spec.kind === 'ceiling') return ceiling(spec);
   if (spec.kind === 'download') return download(spec);
+  if (spec.kind === 'hold') return hold(spec);
   return http(spec);
 }
 

@@ -1,7 +1,7 @@
 // Command-line options of `npm run bench`. Defaults are the full run; the smoke test passes tiny sizes.
 import { parseArgs } from 'node:util';
 
-export const PHASES = ['idle', 'ceiling', 'transactions', 'notes', 'status', 'list'] as const;
+export const PHASES = ['idle', 'ceiling', 'transactions', 'notes', 'status', 'list', 'levers', 'scaleout'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,8 @@ export interface BenchOptions {
   log?: string;
   /** Directory for a V8 CPU profile of the service (node --cpu-prof), written when it stops. */
   cpuProfDir?: string;
+  /** How long a client of the scale-out kill window retries one request (past stalled-job recovery). */
+  retrySeconds: number;
 }
 
 export function parseOptions(argv: string[]): BenchOptions {
@@ -41,6 +43,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       out: { type: 'string', default: 'bench/results.json' },
       log: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'retry-seconds': { type: 'string', default: '150' },
     },
   });
   const phases = values.only ? values.only.split(',').map((p) => p.trim()) : [...PHASES];
@@ -68,5 +71,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     out: values.out,
     log: values.log,
     cpuProfDir: values['cpu-prof'],
+    retrySeconds: positive('retry-seconds', values['retry-seconds']),
   };
 }

@@ -56,3 +56,19 @@ export function reapedChildrenCpuSeconds(): number {
   reaped = total;
   return delta;
 }
+
+/** The `npm start` children under a supervisor, by role, told apart by the entry file they run. */
+export function childrenByRole(supervisorPid: number): { api: number[]; worker: number[] } {
+  const out = { api: [] as number[], worker: [] as number[] };
+  for (const pid of processTree(supervisorPid).slice(1)) {
+    let cmd = '';
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (/api[/\\]main\.(js|ts)/.test(cmd)) out.api.push(pid);
+    else if (/worker[/\\]main\.(js|ts)/.test(cmd)) out.worker.push(pid);
+  }
+  return out;
+}

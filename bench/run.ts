@@ -1,164 +1,49 @@
-// `npm run bench`: prepares its database and fixtures, starts the service as `npm start` does, and
-// measures, in one run, the database's own ceiling for the transactions insert next to the service's
-// transactions, notes, status and list figures and its memory at rest. Prints one table and writes
-// bench/results.json. Options: see bench/options.ts (e.g. `npm run bench -- --only status,list`).
-import { fork } from 'node:child_process';
+// `npm run bench`: prepares its database and fixtures, starts the service as `npm start` does (a
+// supervisor with one API and one worker child), and measures, in one run, the database's own ceiling
+// for the transactions insert next to the service's transactions, notes, status and list figures, the
+// memory of each process at rest, the cost of each read-path lever (bench/levers.ts), and the
+// scale-out phase (2 API + 2 worker processes, one worker SIGKILLed mid-run). Prints one table against issue 11's targets and writes bench/results.json.
+// Options: see bench/options.ts (e.g. `npm run bench -- --only status,list`). Curves: bench/curves.ts.
 import { writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { listExternal, prepareFixtures, writeExternal, type Fixtures } from './fixtures';
-import type { DownloadResult, LoadSpec, WindowResult } from './load';
-import { parseOptions, type BenchOptions, type Phase } from './options';
-import { cpuSeconds, loadAverage, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
-import { formatTable, type BenchResults, type CpuUse, type Throughput } from './report';
+import type { DownloadResult } from './load';
+import { CpuMeter, REDIS_URL, redisPid, removeQueueKeys, restingRss, runLoad, say, sleep, throughput } from './measure';
+import { parseOptions, type Phase } from './options';
+import { childrenByRole, loadAverage, rssMb } from './proc';
+import { formatTable, type BenchResults, type Throughput } from './report';
+import { leversPhase } from './levers';
+import { scaleOutPhase } from './scale-out';
 import { build, freePort, obtainToken, spawnService, untilReady, type ServiceProcess } from './service';
 
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const say = (message: string) => process.stderr.write(`bench: ${message}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function runLoad<T extends WindowResult | DownloadResult>(spec: LoadSpec): Promise<T> {
-  const child = fork(path.join(__dirname, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  let answer: { result?: T; error?: string } = {};
-  child.once('message', (m: typeof answer) => (answer = m));
-  child.send(spec);
-  // Resolved on exit, not on the message: its CPU time is counted for this process once it is reaped.
-  return new Promise<T>((resolve, reject) => {
-    child.once('exit', (code) =>
-      answer.result ? resolve(answer.result) : reject(new Error(answer.error ?? `load generator exited with ${code}`)),
-    );
-  });
-}
-
-const treeCpuSeconds = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
-const treeRssMb = (pid: number) => processTree(pid).reduce((sum, p) => sum + rssMb(p), 0);
-
-/** CPU seconds of the service (with its child processes), the bench database's PostgreSQL backends and Redis. */
-class CpuMeter {
-  private readonly first = new Map<number, number>();
-  private readonly last = new Map<number, number>();
-  private timer?: NodeJS.Timeout;
-  private started = 0;
-  constructor(
-    private readonly pg: Client,
-    private readonly redisPid: number,
-    private readonly servicePid: number,
-  ) {}
-
-  private async backends(): Promise<number[]> {
-    const { rows } = await this.pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-    return rows.map((r) => r.pid);
-  }
-
-  private async sample(): Promise<void> {
-    for (const pid of await this.backends()) {
-      const s = cpuSeconds(pid);
-      if (!this.first.has(pid)) this.first.set(pid, s);
-      this.last.set(pid, s);
-    }
-  }
-
-  async start(): Promise<() => Promise<Omit<CpuUse, 'load'>>> {
-    this.first.clear();
-    this.last.clear();
-    this.started = performance.now();
-    const service0 = treeCpuSeconds(this.servicePid);
-    const redis0 = cpuSeconds(this.redisPid);
-    await this.sample();
-    this.timer = setInterval(() => void this.sample().catch(() => undefined), 500);
-    return async () => {
-      clearInterval(this.timer);
-      await this.sample();
-      const wall = (performance.now() - this.started) / 1000;
-      let postgres = 0;
-      for (const [pid, s] of this.last) postgres += s - this.first.get(pid)!;
-      const r2 = (v: number) => +(v / wall).toFixed(2);
-      return { service: r2(treeCpuSeconds(this.servicePid) - service0), postgres: r2(postgres), redis: r2(cpuSeconds(this.redisPid) - redis0) };
-    };
-  }
-}
-
-async function throughput(meter: CpuMeter, spec: LoadSpec): Promise<Throughput> {
-  const stop = await meter.start();
-  reapedChildrenCpuSeconds();
-  const started = performance.now();
-  const w = await runLoad<WindowResult>(spec);
-  const wall = (performance.now() - started) / 1000;
-  const cpu = { ...(await stop()), load: +(reapedChildrenCpuSeconds() / wall).toFixed(2) };
-  return { ...w, perSecond: w.items / w.seconds, requestsPerSecond: w.requests / w.seconds, cpu };
-}
-
-async function restingRss(pid: number): Promise<number> {
-  await sleep(1500);
-  const samples: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    samples.push(rssMb(pid));
-    await sleep(200);
-  }
-  return samples.sort((a, b) => a - b)[2]!;
-}
-
-const idlePrefix = (prefix: string) => prefix.replace('}', '-idle}');
-
-async function idleApart(
-  opts: BenchOptions,
-  env: Record<string, string>,
-  logFile: string,
-  f: Fixtures,
-): Promise<{ apiRssMb: number; workerRssMb: number; apiRssServedMb: number }> {
-  const apart = { ...env, QUEUE_PREFIX: idlePrefix(env.QUEUE_PREFIX!) };
-  const worker = spawnService('worker', { runtime: opts.runtime, env: apart, port: await freePort(), logFile });
-  const api = spawnService('api', { runtime: opts.runtime, env: apart, port: await freePort(), logFile });
-  try {
-    await untilReady(api.base);
-    const [apiRssMb, workerRssMb] = await Promise.all([restingRss(api.pid), restingRss(worker.pid)]);
-    // Then at rest again after a sign-in and a status request: what a serving API holds.
-    const token = await obtainToken(api.base, f.apiKey);
-    await fetch(`${api.base}/v1/data-import/account-transfer-status/${f.listSupplier}/${listExternal(1)}/`, {
-      headers: { authorization: `Token ${token}` },
-    }).then((r) => r.text());
-    return { apiRssMb, workerRssMb, apiRssServedMb: await restingRss(api.pid) };
-  } finally {
-    await Promise.all([api.stop(), worker.stop()]);
-  }
-}
-
-async function listPhase(service: ServiceProcess, token: string, f: Fixtures): Promise<NonNullable<BenchResults['list']>> {
-  // One small request first, so modules loaded on first use do not count as the list's growth.
-  await fetch(`${service.base}/v1/data-import/account-transfer-status/${f.listSupplier}/${listExternal(1)}/`, {
+const statusOnce = (base: string, token: string, f: Fixtures) =>
+  fetch(`${base}/v1/data-import/account-transfer-status/${f.listSupplier}/${listExternal(1)}/`, {
     headers: { authorization: `Token ${token}` },
   }).then((r) => r.text());
-  const before = rssMb(service.pid);
+
+/** The children of a freshly started `npm start`, once both are there. */
+async function children(service: ServiceProcess): Promise<{ api: number; worker: number }> {
+  for (let i = 0; i < 300; i++) {
+    const c = childrenByRole(service.pid);
+    if (c.api.length === 1 && c.worker.length === 1) return { api: c.api[0]!, worker: c.worker[0]! };
+    await sleep(100);
+  }
+  throw new Error('npm start did not show one API and one worker child');
+}
+
+async function listPhase(service: ServiceProcess, apiPid: number, token: string, f: Fixtures): Promise<NonNullable<BenchResults['list']>> {
+  // One small request first, so modules loaded on first use do not count as the list's growth.
+  await statusOnce(service.base, token, f);
+  const before = rssMb(apiPid);
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(service.pid))), 20);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(apiPid))), 20);
   const d = await runLoad<DownloadResult>({ kind: 'download', base: service.base, token, path: `/v1/data-import/all-account-import-processes/${f.listSupplier}/` });
   clearInterval(sampler);
-  peak = Math.max(peak, rssMb(service.pid));
+  peak = Math.max(peak, rssMb(apiPid));
   if (d.status !== 200 || d.rows !== f.listAccounts) throw new Error(`list answered ${d.status} with ${d.rows} rows, expected ${f.listAccounts}`);
   return { ...d, accounts: f.listAccounts, megabytes: +(d.bytes / 1e6).toFixed(1), rssBeforeMb: before, rssPeakMb: peak, rssGrowthMb: peak - before };
-}
-
-async function removeQueueKeys(prefixes: string[]): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    for (const prefix of prefixes) {
-      const stream = redis.scanStream({ match: `${prefix}*`, count: 1000 });
-      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.unlink(...keys);
-    }
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function redisPid(): Promise<number> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    return Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? 0);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 async function main(): Promise<void> {
@@ -176,6 +61,7 @@ async function main(): Promise<void> {
   if (opts.runtime === 'dist') await build();
 
   const prefix = `{bench-${process.pid}}`;
+  const scalePrefix = prefix.replace('}', '-scale}');
   const env = { DATABASE_URL: opts.databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, ORG_RATE_LIMIT_PER_MINUTE: String(1e9) };
   const window = { clients: opts.clients, warmupMs: opts.warmupSeconds * 1000, durationMs: opts.seconds * 1000 };
   const runId = `${Date.now().toString(36)}`;
@@ -184,18 +70,24 @@ async function main(): Promise<void> {
   await pg.connect();
   let service: ServiceProcess | undefined;
   try {
-    const apart = has('idle') ? await idleApart(opts, env, results.serviceLog, f) : undefined;
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
     service = spawnService('start', { runtime: opts.runtime, env, port: await freePort(), logFile: results.serviceLog, nodeArgs });
     await untilReady(service.base);
-    // At rest before its first request, as the API and the worker apart were measured.
-    if (apart) results.idle = { ...apart, serviceRssMb: await restingRss(service.pid) };
-    const token = await obtainToken(service.base, f.apiKey);
-    // First, while the process is as fresh as the API the list was first measured on: after the load
+    const pids = await children(service);
+    let token: string | undefined;
+    if (has('idle')) {
+      // At rest before the first request, then again after a sign-in and one status request.
+      const [supervisorRssMb, apiRssMb, workerRssMb] = await Promise.all([restingRss(service.pid), restingRss(pids.api), restingRss(pids.worker)]);
+      token = await obtainToken(service.base, f.apiKey);
+      await statusOnce(service.base, token, f);
+      results.idle = { supervisorRssMb, apiRssMb, workerRssMb, apiRssServedMb: await restingRss(pids.api) };
+    }
+    token ??= await obtainToken(service.base, f.apiKey);
+    // First, while the API is as fresh as it was when the list was first measured: after the load
     // phases its heap has grown already and would hide the list's own growth.
     if (has('list')) {
       say('list');
-      results.list = await listPhase(service, token, f);
+      results.list = await listPhase(service, pids.api, token, f);
     }
     const meter = new CpuMeter(pg, await redisPid(), service.pid);
     const ceiling = () => {
@@ -224,12 +116,24 @@ async function main(): Promise<void> {
       say('status');
       results.status = await throughput(meter, { kind: 'status', ...window, base: service.base, token, supplier: f.listSupplier, accounts: f.listAccounts });
     }
-    if (results.idle) results.idle.serviceRssAfterLoadMb = rssMb(service.pid);
+    if (results.idle) Object.assign(results.idle, { apiRssAfterLoadMb: rssMb(pids.api), workerRssAfterLoadMb: rssMb(pids.worker) });
+    const code = await service.stop();
+    service = undefined;
+    if (code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
+    if (has('levers')) {
+      results.levers = await leversPhase({ runtime: opts.runtime, env, logFile: results.serviceLog, f, pg, window });
+    }
+    if (has('scaleout')) {
+      results.scaleOut = await scaleOutPhase({
+        runtime: opts.runtime, env: { ...env, QUEUE_PREFIX: scalePrefix }, logFile: results.serviceLog, f, pg, window,
+        targets, batch: opts.batch, runId, retryForMs: opts.retrySeconds * 1000,
+      });
+    }
   } finally {
     const code = await service?.stop();
     if (code !== undefined && code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
     await pg.end();
-    await removeQueueKeys([prefix, idlePrefix(prefix)]);
+    await removeQueueKeys([prefix, scalePrefix]);
   }
   results.host.loadAfter = loadAverage();
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');

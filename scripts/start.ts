@@ -1,31 +1,27 @@
-// `npm start`: the one-command default. Creates the database if missing, applies migrations, then runs
-// the API and the workers in this one process. Production runs them apart (start:api, start:worker).
-// package.json runs it compiled (dist/scripts/start.js, built by scripts/build.js) rather than
-// through tsx, whose loader costs ~50 MB of memory.
-import { startApi } from '../api/server';
-import { recordBreakerStates } from '../shared/payment-instructions/vendors/vendor-breakers';
-import { createDatabase } from '../shared/platform/db';
-import { workerPoolSize } from '../shared/platform/jobs';
-import { processMetrics } from '../shared/platform/metrics';
-import { boot, onShutdown } from '../shared/platform/process';
-import { startWorkers } from '../worker/worker';
+// `npm start`: the one-command default. Creates the database if missing and applies migrations once,
+// then supervises API_PROCESSES API children and WORKER_PROCESSES worker children (node:cluster: the
+// API children share the port). A child that dies is logged and restarted with a back-off; SIGTERM
+// stops every child gracefully. package.json runs it compiled (dist/scripts/start.js, built by
+// scripts/build.js) rather than through tsx, whose loader costs ~50 MB of memory in every process.
+import path from 'node:path';
+import { onShutdown, prepare } from '../shared/platform/process';
+import { supervise } from '../shared/platform/supervisor';
+
+// The children run the same way as this file: compiled .js from dist/, or .ts under tsx (whose
+// loader node:cluster passes on through execArgv).
+const entry = (file: string) => path.join(__dirname, '..', `${file}${path.extname(__filename)}`);
 
 async function main(): Promise<void> {
-  const { config, db, logger } = await boot('data-import', { migrate: true });
-  // The workers get a pool of their own, as they have when they run apart: every running job holds a
-  // connection for its whole transaction, and WORKER_CONCURRENCY of them sharing the API's pool left
-  // the API's lookups queueing behind them (measured: 66 against 101 requests/s of transactions).
-  const workerDb = createDatabase({ ...config, DB_POOL_SIZE: workerPoolSize(config) });
-  const workers = await startWorkers({ config, db: workerDb, logger });
-  const metrics = processMetrics();
-  // The workers run in this process, so their breakers are this API's to report.
-  const api = await startApi({ config, db, logger, metrics, collectors: [() => recordBreakerStates(metrics.breakerState)] });
-  logger.info({ port: api.port, queues: workers.workers.map((w) => w.name) }, 'data-import service ready');
-  onShutdown(logger, async () => {
-    await api.stop();
-    await workers.stop();
-    await Promise.all([db.close(), workerDb.close()]);
-  });
+  const { config, logger } = await prepare('data-import', { migrate: true });
+  const children = supervise(
+    [
+      { role: 'api', exec: entry('api/main'), count: config.API_PROCESSES },
+      { role: 'worker', exec: entry('worker/main'), count: config.WORKER_PROCESSES },
+    ],
+    logger,
+  );
+  logger.info({ port: config.PORT, api: config.API_PROCESSES, workers: config.WORKER_PROCESSES }, 'data-import service supervising');
+  onShutdown(logger, () => children.stop());
 }
 
 void main();

@@ -1,4 +1,6 @@
-// Entry point of a worker process (`npm run start:worker`).
+// Entry point of a worker process: a child of `npm start`, or run apart (`npm run start:worker`).
+// Under `npm start` the supervisor has migrated already, so a (re)started child does not.
+import cluster from 'node:cluster';
 import { workerPoolSize } from '../shared/platform/jobs';
 import { processMetrics } from '../shared/platform/metrics';
 import { boot, onShutdown } from '../shared/platform/process';
@@ -6,7 +8,7 @@ import { startMetricsServer } from './metrics-server';
 import { startWorkers } from './worker';
 
 async function main(): Promise<void> {
-  const { config, db, logger } = await boot('worker', { migrate: true, poolSize: workerPoolSize });
+  const { config, db, logger } = await boot('worker', { migrate: !cluster.isWorker, poolSize: workerPoolSize });
   const workers = await startWorkers({ config, db, logger });
   const metricsServer =
     config.WORKER_METRICS_PORT === undefined

@@ -50,7 +50,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
 
-  const redis = createRedis(deps.config.REDIS_URL, 'producer');
+  const redis = createRedis(deps.config, 'producer');
   await untilReady(redis);
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const heartbeat = () =>

@@ -1,6 +1,6 @@
 // Liveness, readiness and Prometheus metrics.
 import { Router } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis';
 import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import { AppError } from '../../shared/platform/errors';
@@ -21,7 +21,7 @@ function withTimeout<T>(p: Promise<T>): Promise<T> {
 export interface HealthDeps {
   config: Config;
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   queues: JobQueues;
   metrics: Metrics;
   /** Extra gauges read at scrape time (circuit breakers of an in-process worker). */

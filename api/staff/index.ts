@@ -4,7 +4,7 @@
 // Authorization only.
 import { Router } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis';
 import { usesDevSessionSecret, type Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { JobQueues } from '../../shared/platform/jobs';
@@ -22,7 +22,7 @@ export interface StaffDeps {
   config: Config;
   db: Database;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   queues: JobQueues;
   now?: () => Date;
 }

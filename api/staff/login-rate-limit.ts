@@ -4,11 +4,11 @@
 // store is down is what a password guesser hopes for.
 import type { RequestHandler } from 'express';
 import { rateLimit, ipKeyGenerator } from 'express-rate-limit';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis';
 import { redisRateLimitStore } from '../rate-limits';
 
 export function loginRateLimit(
-  redis: Redis,
+  redis: RedisClient,
   opts: { prefix: string; perMinute: number },
   tooMany: RequestHandler,
 ): RequestHandler {

@@ -5,11 +5,11 @@
 // API replica sees the same sessions.
 import { createHash } from 'node:crypto';
 import session, { type SessionData } from 'express-session';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis';
 
 export class RedisSessionStore extends session.Store {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly fallbackTtlMs: number,
   ) {

@@ -4,7 +4,7 @@
 // looks at cookies, and the staff pages never look at Authorization.
 import type { RequestHandler, Request } from 'express';
 import session from 'express-session';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis';
 import type { Database } from '../../shared/platform/db';
 import { AppError } from '../../shared/platform/errors';
 import { findSessionStaff, type StaffPrincipal } from '../../shared/staff/staff.use-cases';
@@ -27,7 +27,7 @@ declare module 'express-serve-static-core' {
 
 export interface SessionDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   now?: () => Date;
 }
 

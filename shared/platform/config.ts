@@ -6,15 +6,37 @@ import { z } from 'zod';
 const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
 const DEV_SESSION_SECRET = 'dev-only-session-secret-do-not-use-in-production';
 
+const CLUSTER_NODE = /^([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})$/;
+
+function clusterNodes(value: string, ctx: z.RefinementCtx): { host: string; port: number }[] {
+  const parts = value.split(',', 65).map((p) => p.trim());
+  const nodes = parts.map((p) => CLUSTER_NODE.exec(p)).filter((m) => m !== null);
+  if (parts.length > 64 || nodes.length !== parts.length || nodes.some((m) => Number(m[2]) > 65535)) {
+    ctx.addIssue({ code: 'custom', message: 'expected 1 to 64 comma-separated host:port seed nodes' });
+    return [];
+  }
+  return nodes.map((m) => ({ host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) }));
+}
+
 export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  // Seed nodes (`host:port,host:port`) of a Redis Cluster; when set, every connection is a cluster
+  // client and REDIS_URL is not used.
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .max(4096)
+    .optional()
+    .transform((value, ctx) => (value === undefined || value.trim() === '' ? undefined : clusterNodes(value, ctx))),
   // The hash tag keeps every key of a queue in one Redis Cluster slot.
   QUEUE_PREFIX: z.string().min(1).default('{import}'),
   TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),
   TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  // Verified access tokens each API process remembers (0 turns the cache off), and for how long.
+  TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(7 * 24 * 3600),
   DOCUMENT_BUCKET: z.string().min(1).default('production-files'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
@@ -23,12 +45,19 @@ export const ConfigSchema = z.object({
   // Jobs per queue per worker process (measured: 8 → 16 took transactions from 100 to 146 req/s).
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
   DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  // Children `npm start` keeps running: API processes share the port; one of each uses both cores of
+  // a 2-core machine (the API and the workers each saturate about one core under load).
+  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   STRIPE_SECRET_KEY: z.string().default('sk_test_not_configured'),
   STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
   ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120_000),
   TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  // Most hits an API process leases at once from the organisation's Redis counter (1: ask Redis on
+  // every request, exact to the hit; larger: fewer round trips, refusals up to lease − 1 hits early).
+  ORG_RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   // Set when the API runs behind a proxy that sets X-Forwarded-For (Express "trust proxy" value).
   TRUST_PROXY: z.string().optional(),
   // A worker-only process (start:worker) serves its own /metrics (job durations, breakers) on this port.

@@ -1,13 +1,13 @@
 // Worker liveness, shared through Redis so any API replica can tell whether some worker is alive:
 // each worker process refreshes its score in one sorted set every few seconds.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis';
 
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 const STALE_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
 export const heartbeatKey = (prefix: string) => `${prefix}:worker-heartbeats`;
 
-export async function beat(redis: Redis, prefix: string, workerId: string, now = Date.now()): Promise<void> {
+export async function beat(redis: RedisClient, prefix: string, workerId: string, now = Date.now()): Promise<void> {
   await redis
     .multi()
     .zadd(heartbeatKey(prefix), now, workerId)
@@ -15,10 +15,10 @@ export async function beat(redis: Redis, prefix: string, workerId: string, now =
     .exec();
 }
 
-export async function removeBeat(redis: Redis, prefix: string, workerId: string): Promise<void> {
+export async function removeBeat(redis: RedisClient, prefix: string, workerId: string): Promise<void> {
   await redis.zrem(heartbeatKey(prefix), workerId);
 }
 
-export async function liveWorkerCount(redis: Redis, prefix: string, now = Date.now()): Promise<number> {
+export async function liveWorkerCount(redis: RedisClient, prefix: string, now = Date.now()): Promise<number> {
   return redis.zcount(heartbeatKey(prefix), now - STALE_AFTER_MS, '+inf');
 }

@@ -3,6 +3,7 @@
 // new name and drain the old one.
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from './config';
+import { createRedis, type RedisClient, type RedisTarget } from './redis';
 
 export const JOBS = {
   importTransactions: {
@@ -37,14 +38,21 @@ export interface QueuedRequestData<P = unknown> {
   payload: P;
 }
 
-export function producerConnection(config: Pick<Config, 'REDIS_URL'>): ConnectionOptions {
+// BullMQ cannot tell cluster options from single-server ones, so a cluster is handed over as a client
+// (not yet connected). Workers and QueueEvents duplicate it and own the copies; a Queue uses it as it
+// is and leaves closing it to us.
+export function producerConnection(config: RedisTarget): ConnectionOptions {
+  if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'producer', { lazyConnect: true });
   // Fail fast: an API request must not hang on an offline queue while Redis is down.
   return { url: config.REDIS_URL, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
 }
 
-export function blockingConnection(config: Pick<Config, 'REDIS_URL'>): ConnectionOptions {
+export function blockingConnection(config: RedisTarget): ConnectionOptions {
+  if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'worker', { lazyConnect: true });
   return { url: config.REDIS_URL, maxRetriesPerRequest: null };
 }
+
+const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';
 
 export interface JobQueues {
   queue(key: JobKey): Queue;
@@ -53,11 +61,12 @@ export interface JobQueues {
 }
 
 /** One Queue and one QueueEvents per queue name for the whole process. */
-export function createJobQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX'>): JobQueues {
+export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>): JobQueues {
   const queues = new Map<string, Queue>();
   const events = new Map<string, QueueEvents>();
+  const producer = producerConnection(config);
   for (const name of QUEUE_NAMES) {
-    const queue = new Queue(name, { connection: producerConnection(config), prefix: config.QUEUE_PREFIX });
+    const queue = new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
     queue.on('error', () => undefined);
     queues.set(name, queue);
     const ev = new QueueEvents(name, { connection: blockingConnection(config), prefix: config.QUEUE_PREFIX });
@@ -70,6 +79,7 @@ export function createJobQueues(config: Pick<Config, 'REDIS_URL' | 'QUEUE_PREFIX
     async close() {
       await Promise.all([...events.values()].map((e) => e.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
+      if (isClient(producer)) producer.disconnect();
     },
   };
 }

@@ -2,6 +2,7 @@
 // start it.
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
+import type { RedisTarget } from './redis';
 
 const HOW_TO_START = {
   postgres:
@@ -32,7 +33,20 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function checkRedis(redisUrl: string): Promise<void> {
+export async function checkRedis(target: RedisTarget): Promise<void> {
+  // A cluster is reachable when any of its seed nodes answers: the client learns the rest from it.
+  const seeds = target.REDIS_CLUSTER_NODES?.map((n) => `redis://${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`) ?? [target.REDIS_URL];
+  const failures: string[] = [];
+  for (const url of seeds) {
+    const failure = await pingRedis(url);
+    if (failure === undefined) return;
+    failures.push(`${redactUrl(url)} (${failure})`);
+  }
+  throw new Error(`Redis is not reachable at ${failures.join(', ')}: ${HOW_TO_START.redis}.`);
+}
+
+/** Undefined when the server answers PING, else why not. */
+async function pingRedis(redisUrl: string): Promise<string | undefined> {
   const redis = new Redis(redisUrl, {
     lazyConnect: true,
     connectTimeout: 3000,
@@ -43,8 +57,9 @@ export async function checkRedis(redisUrl: string): Promise<void> {
   try {
     await redis.connect();
     await redis.ping();
+    return undefined;
   } catch (err) {
-    throw new Error(`Redis is not reachable at ${redactUrl(redisUrl)} (${(err as Error).message}): ${HOW_TO_START.redis}.`);
+    return (err as Error).message;
   } finally {
     redis.disconnect();
   }

@@ -12,12 +12,12 @@ export interface Booted {
 }
 
 /** Parses config, checks PostgreSQL and Redis answer, applies migrations. Exits with one clear line if not. */
-export async function boot(name: string, opts: { migrate: boolean; poolSize?: (config: Config) => number }): Promise<Booted> {
+export async function prepare(name: string, opts: { migrate: boolean }): Promise<Omit<Booted, 'db'>> {
   let config: Config;
   try {
     config = loadConfig();
     await checkPostgres(config.DATABASE_URL);
-    await checkRedis(config.REDIS_URL);
+    await checkRedis(config);
     if (opts.migrate) await migrate(config.DATABASE_URL);
   } catch (err) {
     console.error(`${name}: ${(err as Error).message}`);
@@ -25,6 +25,12 @@ export async function boot(name: string, opts: { migrate: boolean; poolSize?: (c
   }
   const logger = createLogger(config.LOG_LEVEL, name);
   if (usesDevTokenSecret(config)) logger.warn('TOKEN_SECRET is the development default: set your own before real use');
+  return { config, logger };
+}
+
+/** prepare(), then the process's database pool. */
+export async function boot(name: string, opts: { migrate: boolean; poolSize?: (config: Config) => number }): Promise<Booted> {
+  const { config, logger } = await prepare(name, opts);
   const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;
   return { config, db: createDatabase({ ...config, DB_POOL_SIZE: poolSize }), logger };
 }

@@ -1,23 +1,43 @@
 // Redis connections by role. Producers (the API) fail fast when Redis is away so a request never hangs
-// on an offline queue; BullMQ workers and QueueEvents block on Redis and must retry forever.
-import { Redis, type RedisOptions } from 'ioredis';
+// on an offline queue; BullMQ workers and QueueEvents block on Redis and must retry forever. With
+// REDIS_CLUSTER_NODES set every connection is a Redis Cluster client instead (see README, "Redis Cluster").
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Config } from './config';
 
 export type RedisRole = 'producer' | 'worker';
+/** A single Redis server or a Redis Cluster: every command the service sends works on either. */
+export type RedisClient = Redis | Cluster;
+export type RedisTarget = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>;
 
-export function createRedis(url: string, role: RedisRole): Redis {
-  const options: RedisOptions =
-    role === 'producer'
-      ? { enableOfflineQueue: false, maxRetriesPerRequest: 1 }
-      : { maxRetriesPerRequest: null };
-  const redis = new Redis(url, { ...options, lazyConnect: false });
+const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
+  producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
+  worker: { maxRetriesPerRequest: null },
+};
+
+export function createRedis(target: RedisTarget, role: RedisRole, opts: { lazyConnect?: boolean } = {}): RedisClient {
+  const { enableOfflineQueue, ...perNode } = ROLE_OPTIONS[role];
+  const lazyConnect = opts.lazyConnect ?? false;
+  const redis = target.REDIS_CLUSTER_NODES
+    ? new Cluster(target.REDIS_CLUSTER_NODES, { lazyConnect, enableOfflineQueue, redisOptions: perNode })
+    : new Redis(target.REDIS_URL, { ...ROLE_OPTIONS[role], lazyConnect });
   // Connection errors surface through the calls that need Redis; without a listener ioredis would
   // print every reconnect attempt.
   redis.on('error', () => undefined);
   return redis;
 }
 
+/**
+ * Runs a command on every master of a cluster (on the one server otherwise) and answers the first
+ * reply: for keyless commands such as SCRIPT LOAD, whose effect must exist wherever a key may live.
+ */
+export async function callOnEveryMaster(redis: RedisClient, command: string, ...args: string[]): Promise<unknown> {
+  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  const replies = await Promise.all(nodes.map((node) => node.call(command, ...args)));
+  return replies[0];
+}
+
 /** Resolves once the connection is ready, or after `timeoutMs` (callers then meet errors per call). */
-export async function untilReady(redis: Redis, timeoutMs = 5_000): Promise<void> {
+export async function untilReady(redis: RedisClient, timeoutMs = 5_000): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, timeoutMs);

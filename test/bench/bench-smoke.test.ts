@@ -1,5 +1,5 @@
 // The benchmark harness at toy sizes (10 accounts, one client, one second per phase, a 1,000-account
-// list), so `npm test` notices when it rots. Runs `bench/run.ts` as `npm run bench` does, against a
+// list, the scale-out phase with its worker SIGKILL), so `npm test` notices when it rots. Runs `bench/run.ts` as `npm run bench` does, against a
 // database of its own that it drops afterwards.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +15,10 @@ const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
 function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
   args.push('--seconds', '1', '--warmup', '0.3', '--runtime', 'tsx', '--database', `${PG_BASE}/${database}`, '--out', out, '--log', log);
+  return runNode(args);
+}
+
+function runNode(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -62,12 +66,51 @@ describe('npm run bench at toy sizes', () => {
     expect(r.list).toMatchObject({ status: 200, accounts: 1000, rows: 1000 });
     expect(r.list.seconds).toBeGreaterThan(0);
     expect(r.list.rssGrowthMb).toBeGreaterThanOrEqual(0);
-    for (const rss of [r.idle.apiRssMb, r.idle.workerRssMb, r.idle.serviceRssMb]) {
+    for (const rss of [r.idle.supervisorRssMb, r.idle.apiRssMb, r.idle.workerRssMb, r.idle.apiRssServedMb]) {
       expect(rss).toBeGreaterThan(30);
       expect(rss).toBeLessThan(2000);
     }
-    for (const label of ['ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS: API alone']) {
-      expect(run.stdout).toContain(label);
-    }
-  }, 180_000);
+    // 2 API + 2 worker processes: the same window without errors, then one worker SIGKILLed while
+    // retrying clients go on, with nothing lost or doubled and the worker replaced.
+    expect({ errors: r.scaleOut.transactions.errors, firstError: r.scaleOut.transactions.firstError }).toEqual({ errors: 0, firstError: undefined });
+    expect(r.scaleOut.transactions.requests).toBeGreaterThan(0);
+    expect({ errors: r.scaleOut.status.errors, moving: r.scaleOut.status.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect(r.scaleOut).toMatchObject({ apiProcesses: 2, workerProcesses: 2 });
+    const k = r.scaleOut.kill;
+    expect({ restarted: k.restarted, unfinished: k.unfinished, errors: k.errors, duplicates: k.duplicates }).toEqual({ restarted: true, unfinished: 0, errors: 0, duplicates: 0 });
+    expect(k.acknowledgedItems).toBeGreaterThan(0);
+    expect(k.storedRows).toBe(k.acknowledgedItems);
+    expect(r.levers.map((l: { lever: string; errors: number }) => [l.lever, l.errors])).toEqual([
+      ['every lever on', 0], ['token cache off', 0], ['rate limit asks Redis per request', 0], ['request log line off', 0],
+    ]);
+    for (const l of r.levers) expect(l.nodeMsPerRequest).toBeGreaterThan(0);
+    const labels = ['levers: status', 'ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS per process', 'scale-out:', 'SIGKILLed mid-run'];
+    for (const label of labels) expect(run.stdout).toContain(label);
+  }, 360_000);
+
+  it('draws the curves at toy sizes and drops its database afterwards', async () => {
+    const curvesDb = `${database}_curves`;
+    const out = path.join(dir, 'curves.json');
+    const args = ['--import', 'tsx', 'bench/curves.ts', '--tx-rows', '0,2000', '--status-accounts', '500,1000', '--waiters', '0,10'];
+    args.push('--accounts', '10', '--clients', '1', '--seconds', '1', '--warmup', '0.3', '--wait-seconds', '2', '--runtime', 'tsx');
+    args.push('--database', `${PG_BASE}/${curvesDb}`, '--out', out);
+    const run = await runNode(args);
+
+    expect({ code: run.code, output: run.code === 0 ? '' : run.stderr }).toEqual({ code: 0, output: '' });
+    const r = JSON.parse(readFileSync(out, 'utf8'));
+    expect(r.transactions.map((t: { tableRows: number }) => t.tableRows >= 0)).toEqual([true, true]);
+    expect(r.transactions[1].tableRows).toBeGreaterThanOrEqual(2000);
+    for (const t of r.transactions) expect({ errors: t.errors, moving: t.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect(r.status.map((s: { accounts: number }) => s.accounts)).toEqual([500, 1000]);
+    for (const s of r.status) expect({ errors: s.errors, moving: s.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect(r.memory.map((m: { waiters: number }) => m.waiters)).toEqual([0, 10]);
+    // No worker runs in the memory phase: every waiting client gets 503 result_pending.
+    expect(r.memory[1].statuses).toEqual({ 503: 10 });
+    expect(r.memory[1].peakMb).toBeGreaterThanOrEqual(r.memory[1].restMb);
+    const admin = new Client({ connectionString: `${PG_BASE}/postgres` });
+    await admin.connect();
+    const left = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [curvesDb]);
+    await admin.end();
+    expect(left.rowCount).toBe(0);
+  }, 240_000);
 });

@@ -1,11 +1,10 @@
 // Starts the app (staff pages included) with a controllable clock, and a small cookie-keeping HTTP
 // client for staff sessions.
 import type { Server } from 'node:http';
-import type { Redis } from 'ioredis';
 import { createApp } from '../../api/server';
 import { createJobQueues, type JobQueues } from '../../shared/platform/jobs';
 import { createMetrics } from '../../shared/platform/metrics';
-import { createRedis, untilReady } from '../../shared/platform/redis';
+import { createRedis, untilReady, type RedisClient } from '../../shared/platform/redis';
 import { createQueuedRequests } from '../../shared/requests/queued-request';
 import { createStaffUser } from '../../shared/staff/staff.use-cases';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
@@ -14,7 +13,7 @@ import { openTestDb, uniqueSuffix, type TestDb } from '../helpers/context';
 
 export interface StaffTestApp extends TestDb {
   baseUrl: string;
-  redis: Redis;
+  redis: RedisClient;
   queues: JobQueues;
   clock: { advance(ms: number): void };
   /** For helpers that take the API test app (createTenant uses only db and baseUrl). */
@@ -25,7 +24,7 @@ export interface StaffTestApp extends TestDb {
 export async function startStaffApp(staffSettings: Record<string, string | number> = {}): Promise<StaffTestApp> {
   const t = await openTestDb();
   const config = { ...t.config, ...staffSettings } as typeof t.config;
-  const redis = createRedis(config.REDIS_URL, 'producer');
+  const redis = createRedis(config, 'producer');
   await untilReady(redis);
   const queues = createJobQueues(config);
   const queued = createQueuedRequests({ db: t.db, queues, waitMs: config.RESULT_WAIT_MS });

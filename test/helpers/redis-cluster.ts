@@ -1,0 +1,89 @@
+// A throwaway three-master Redis Cluster on loopback ports, in a temporary folder: started and torn
+// down by the test that uses it, so the machine's own Redis is never touched.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { until } from './until';
+
+export interface LocalRedisCluster {
+  ports: number[];
+  /** `host:port,…`, the form REDIS_CLUSTER_NODES takes. */
+  nodes: string;
+  destroy(): Promise<void>;
+}
+
+const canListen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+
+/** A free port whose cluster-bus port (port + 10000) is free too. */
+async function clusterPort(taken: number[]): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    if (!taken.includes(port) && (await canListen(port)) && (await canListen(port + 10_000))) return port;
+  }
+  throw new Error('no free port pair for a Redis Cluster node');
+}
+
+function run(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited with ${code}: ${out}`))));
+  });
+}
+
+async function clusterState(port: number): Promise<string> {
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return /cluster_state:(\w+)/.exec((await probe.call('CLUSTER', 'INFO')) as string)?.[1] ?? 'unknown';
+  } finally {
+    probe.disconnect();
+  }
+}
+
+export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
+  const ports: number[] = [];
+  for (let i = 0; i < 3; i++) ports.push(await clusterPort(ports));
+  const servers: ChildProcess[] = ports.map((port) =>
+    spawn(
+      'redis-server',
+      [
+        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
+        '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000',
+      ],
+      { stdio: 'ignore' },
+    ),
+  );
+  const destroy = async () => {
+    await Promise.all(
+      servers.map((s) =>
+        s.exitCode !== null || s.signalCode !== null ? undefined : new Promise((resolve) => (s.once('exit', resolve), s.kill('SIGKILL'))),
+      ),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) await until(`redis-server on ${port}`, async () => ((await clusterState(port)) ? true : undefined), 15_000);
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (const port of ports) {
+      await until(`cluster_state:ok on ${port}`, async () => ((await clusterState(port)) === 'ok' ? true : undefined), 30_000, 100);
+    }
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return { ports, nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), destroy };
+}
