@@ -70,7 +70,7 @@ export function successesOf(kind: Kind, body: unknown, items: Record<string, unk
         const r = results[i];
         const added = r?.added_transaction_id;
         return {
-          status: String(r?.status ?? 'TRANSACTION_IMPORT_SUCCESS'),
+          status: String(r?.status ?? 'TRANSACTION_ADDED_TO_ACCOUNT'),
           id: added === undefined || added === null ? String(item.transaction_id) : String(added),
         };
       });
