@@ -63,10 +63,15 @@ class Appender {
   }
 }
 
-export class RunJournal {
-  readonly finals = new LineSet();
+interface JournalState {
+  finals: LineSet;
   /** Requests written down but never closed: resume sends them again with their own keys. */
-  readonly pending = new Map<string, number[]>();
+  pending: Map<string, number[]>;
+}
+
+export class RunJournal {
+  readonly finals: LineSet;
+  readonly pending: Map<string, number[]>;
   private readonly journal: Appender;
   private readonly succeeded: Appender;
   private readonly failed: Appender;
@@ -75,7 +80,10 @@ export class RunJournal {
   private constructor(
     readonly dir: string,
     readonly meta: RunMeta,
+    state: JournalState = { finals: new LineSet(), pending: new Map() },
   ) {
+    this.finals = state.finals;
+    this.pending = state.pending;
     this.journal = new Appender(path.join(dir, 'journal.ndjson'));
     this.succeeded = new Appender(path.join(dir, 'succeeded.ndjson'));
     this.failed = new Appender(path.join(dir, 'failed.ndjson'));
@@ -100,21 +108,10 @@ export class RunJournal {
     } catch (err) {
       throw new FatalError(`${runFile} is unreadable: ${(err as Error).message}`);
     }
-    const journal = new RunJournal(dir, meta);
-    await journal.replay();
-    for (const file of RESULT_FILES) await keepFinalRecords(path.join(dir, file), journal.finals);
-    return journal;
-  }
-
-  private async replay(): Promise<void> {
-    for await (const entry of readNdjson(path.join(this.dir, 'journal.ndjson'))) {
-      const e = entry as { e?: string; key?: string; lines?: number[]; final?: number[] };
-      if (e.e === 'req' && e.key && Array.isArray(e.lines)) this.pending.set(e.key, e.lines);
-      if (e.e === 'done' && Array.isArray(e.final)) {
-        if (e.key) this.pending.delete(e.key);
-        e.final.forEach((line) => this.finals.add(line));
-      }
-    }
+    const state = await replay(dir);
+    // Before the appenders open: the files are replaced, and an appender would go on writing to the old one.
+    for (const file of RESULT_FILES) await keepFinalRecords(path.join(dir, file), state.finals);
+    return new RunJournal(dir, meta, state);
   }
 
   recordRequest(key: string, lines: number[]): void {
@@ -138,6 +135,19 @@ export class RunJournal {
     clearInterval(this.timer);
     [this.journal, this.succeeded, this.failed].forEach((a) => a.close());
   }
+}
+
+async function replay(dir: string): Promise<JournalState> {
+  const state: JournalState = { finals: new LineSet(), pending: new Map() };
+  for await (const entry of readNdjson(path.join(dir, 'journal.ndjson'))) {
+    const e = entry as { e?: string; key?: string; lines?: number[]; final?: number[] };
+    if (e.e === 'req' && e.key && Array.isArray(e.lines)) state.pending.set(e.key, e.lines);
+    if (e.e === 'done' && Array.isArray(e.final)) {
+      if (e.key) state.pending.delete(e.key);
+      e.final.forEach((line) => state.finals.add(line));
+    }
+  }
+  return state;
 }
 
 /** Lines that do not parse are a write cut short by a crash: skipped, since what they said is re-sent. */

@@ -7,13 +7,17 @@ import { FatalError } from './client-errors';
 const OBTAIN_TOKEN = `mutation($input: ObtainTokenInput!) {
   obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }`;
 
-/** Renew this long before the token's own expiry, so a request never leaves with a token about to lapse. */
+/**
+ * Renew this long before the token's own expiry (at most a quarter of its lifetime, so a short-lived
+ * token is not renewed on every request), so a request rarely leaves with a token about to lapse.
+ */
 const EARLY_MS = 30_000;
 
 interface Session {
   token: string;
   refreshToken?: string;
-  expiresAt: number;
+  /** When to renew: EARLY_MS (or a quarter of the lifetime) before the token expires. */
+  renewAt: number;
 }
 
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
@@ -31,7 +35,7 @@ export class TokenSource {
   /** A token valid for a while yet. */
   async token(): Promise<string> {
     const s = this.session;
-    if (s && s.expiresAt - EARLY_MS > Date.now()) return s.token;
+    if (s && s.renewAt > Date.now()) return s.token;
     return (await this.renew(s?.token)).token;
   }
 
@@ -68,13 +72,15 @@ export class TokenSource {
     });
     if (res.status === 429 || res.status >= 500) throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
     const body = (await res.json()) as {
-      data?: { obtainToken?: { token: string; payload?: { exp?: number }; refreshToken?: string } };
+      data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
       errors?: { extensions?: { code?: string } }[];
     };
     const got = body.data?.obtainToken;
     if (!got?.token) throw new RefusedError(body.errors?.[0]?.extensions?.code ?? `http_${res.status}`);
-    const exp = typeof got.payload?.exp === 'number' ? got.payload.exp * 1000 : Date.now() + 5 * 60_000;
-    return { token: got.token, refreshToken: got.refreshToken, expiresAt: exp };
+    const { exp, iat } = got.payload ?? {};
+    const lifetime = typeof exp === 'number' && typeof iat === 'number' ? (exp - iat) * 1000 : 5 * 60_000;
+    const expiresAt = typeof exp === 'number' ? exp * 1000 : Date.now() + lifetime;
+    return { token: got.token, refreshToken: got.refreshToken, renewAt: expiresAt - Math.min(EARLY_MS, lifetime / 4) };
   }
 }
 
