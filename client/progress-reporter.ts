@@ -31,7 +31,7 @@ export class ProgressReporter {
     if (this.mode === 'bar') {
       this.bar = new SingleBar(
         {
-          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {eta_formatted}',
+          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {eta}',
           stream: process.stderr,
           hideCursor: true,
           etaBuffer: 50,
@@ -39,7 +39,7 @@ export class ProgressReporter {
         },
         Presets.shades_classic,
       );
-      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed });
+      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed, eta: '?' });
     }
     this.timer = setInterval(() => this.tick(), this.mode === 'bar' ? 500 : this.everyMs);
     this.timer.unref();
@@ -57,12 +57,12 @@ export class ProgressReporter {
   private tick(): void {
     const processed = this.processed();
     const rate = this.rate();
-    if (this.bar) {
-      this.bar.update(processed, { rate, failed: this.counts.failed });
-      return;
-    }
     const left = Math.max(0, this.counts.total - processed);
     const eta = rate > 0 ? Math.round(left / rate) : null;
+    if (this.bar) {
+      this.bar.update(processed, { rate, failed: this.counts.failed, eta: eta === null ? '?' : `${eta} s` });
+      return;
+    }
     if (this.mode === 'json') {
       process.stdout.write(JSON.stringify({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }) + '\n');
     } else {
@@ -76,7 +76,7 @@ export class ProgressReporter {
   stop(): void {
     clearInterval(this.timer);
     if (this.bar) {
-      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed });
+      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed, eta: '0 s' });
       this.bar.stop();
     }
   }
