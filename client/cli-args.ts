@@ -10,6 +10,7 @@ export const USAGE = `usage: data-import <command> …
         send a whole NDJSON or CSV file, journalled, retried, resumable
         --batch N (100, max 1000)  --concurrency N (8, max 64)  --journal DIR
         --check-previously-added true|false  --force-add-to-current-statement true|false  --dry-run
+        --max-open-accounts N (2000: accounts whose batch may wait for more items)
   resume <journal dir> | --latest    continue a stopped run with the same keys (input checksum checked)
   validate <kind> <file>             check a file offline with the service's schemas; writes failed.ndjson
   reconcile --supplier CODE <input file or journal dir>… --out report.csv
