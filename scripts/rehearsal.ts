@@ -156,6 +156,8 @@ async function main(): Promise<number> {
     const result = await step();
     timings[name] = Math.round((performance.now() - started) / 100) / 10;
     say(`${name}: ${timings[name]} s`);
+    // Kept up to date step by step, so a rehearsal stopped early still leaves its timings.
+    writeFileSync(path.join(dir, 'rehearsal.json'), JSON.stringify({ sizes, timings, checks }, null, 2) + '\n');
     return result;
   };
 
