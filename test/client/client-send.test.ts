@@ -1,7 +1,7 @@
 // The migration client sending whole files to the real service: NDJSON and CSV, bad lines, batching,
 // result files joined to the source, exit codes, validation offline, and a reconciliation.
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { clientWorld, readResults, runClient, summaryOf, transaction, writeLines, type ClientWorld } from './client.fixture';
 
 let app: TestApp;
@@ -107,6 +107,23 @@ describe('send', () => {
     const totals = summaryOf(reconciled).totals;
     expect(totals.notes_count).toEqual({ expected: '3', found: '3', difference: '0' });
     expect(totals.statements_gross_amount).toEqual({ expected: '12149', found: '12149', difference: '0' });
+  });
+
+  it('fails every item of a request refused without naming an item (a Paused supplier), and nothing is stored', async () => {
+    const paused = await createTenant(app, {
+      status: 'Paused',
+      accounts: [{ external_account_number: 'P-1', state: 'imported', open_statement_from: '2019-10-01' }],
+    });
+    const file = writeLines(world.dir, 'paused.ndjson', [1, 2, 3].map((i) => JSON.stringify(transaction(paused.supplier, 'P-1', `P-${i}`, '1.00'))));
+    const journal = path.join(world.dir, 'paused');
+    const run = await runClient(app.baseUrl, paused.apiKey, ['send', 'transactions', file, '--journal', journal, '--json']);
+    expect(run.code).toBe(1);
+    expect(readResults(journal, 'failed').map((f) => [f.line, f.code])).toEqual([
+      [1, 'import_supplier_migration_not_ongoing'],
+      [2, 'import_supplier_migration_not_ongoing'],
+      [3, 'import_supplier_migration_not_ongoing'],
+    ]);
+    expect(await storedTransactions(paused.supplier)).toBe(0);
   });
 
   it('validates a file offline with the service schemas and writes the same failed.ndjson', async () => {
