@@ -2,7 +2,7 @@
 // errors with the same Idempotency-Key (so a retry can never double a batch: the service replays the
 // stored answer or runs a request that wrote nothing), with exponential back-off and jitter, waiting
 // at least Retry-After, until a deadline; renews the token on 401.
-import { classifyAnswer, type Verdict } from './answer-classifier';
+import { classifyAnswer, retryAfterMs, type Verdict } from './answer-classifier';
 import { buildBody, buildQuery, KIND_SPECS, type Kind, type SendOptions } from './item-kinds';
 import type { AccountRef } from './input-reader';
 import { TransientError, type Fetcher, type TokenSource } from './token-source';
@@ -61,13 +61,19 @@ export async function sendBatch(
       verdict = classifyAnswer(kind, res.status, parseJson(text), res.headers.get('retry-after'), items);
     } catch (err) {
       if (!isTransient(err)) throw err;
-      const retryAfter = err instanceof TransientError ? err.retryAfter : null;
-      verdict = { type: 'retry', reason: describe(err), retryAfterMs: retryAfter ? Number(retryAfter) * 1000 || undefined : undefined };
+      verdict = { type: 'retry', reason: describe(err), retryAfterMs: retryAfterMs(err instanceof TransientError ? err.retryAfter : null) };
     }
     if (verdict.type === 'reauth') {
       if (++reauths > MAX_REAUTH) return { type: 'unfinished', reason: `401 ${verdict.reason} after renewing the token` };
-      await deps.tokens.renew(token);
-      continue;
+      const renewed = await deps.tokens.renew(token).then(
+        () => undefined,
+        (err: unknown) => {
+          if (!isTransient(err)) throw err;
+          return { type: 'retry' as const, reason: describe(err) };
+        },
+      );
+      if (!renewed) continue;
+      verdict = renewed;
     }
     if (verdict.type !== 'retry') return verdict;
     reauths = 0;

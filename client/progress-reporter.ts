@@ -22,7 +22,7 @@ export class ProgressReporter {
   constructor(
     private readonly mode: ProgressMode,
     private readonly everyMs: number,
-    /** Items already final before this process started (a resumed run): not counted in the rate. */
+    /** Items already final before this process started (a resumed run): shown as done, not in the rate. */
     private readonly already = 0,
   ) {}
 
@@ -46,7 +46,7 @@ export class ProgressReporter {
   }
 
   processed(): number {
-    return this.counts.succeeded + this.counts.skipped + this.counts.failed;
+    return this.already + this.counts.succeeded + this.counts.skipped + this.counts.failed;
   }
 
   rate(): number {

@@ -110,13 +110,15 @@ export async function executeRun(journal: RunJournal, settings: RunSettings): Pr
 
   const batchSize = KIND_SPECS[meta.kind].listField ? meta.batch : 1;
   const batcher = new AccountBatcher(batchSize, settings.maxOpenAccounts);
-  settings.progress.start(meta.lines);
+  // The CSV header is a line but not an item.
+  settings.progress.start(meta.format === 'csv' ? meta.lines - 1 : meta.lines);
   for await (const entry of readEntries(meta.input, meta.format)) {
     if (stop.aborted) break;
     if (journal.finals.has(entry.line)) continue;
     const openKey = openByLine.get(entry.line);
     if (openKey !== undefined && entry.account) {
-      const got = [...(collected.get(openKey) ?? []), entry];
+      const got = collected.get(openKey) ?? [];
+      got.push(entry);
       collected.set(openKey, got);
       if (got.length === journal.pending.get(openKey)!.length) {
         collected.delete(openKey);
