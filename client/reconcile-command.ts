@@ -16,7 +16,7 @@ import { EXIT, UsageError } from './client-errors';
 import { readEntries, scanFile, type InputEntry } from './input-reader';
 import type { Kind } from './item-kinds';
 import { LineSet } from './line-set';
-import { readNdjson, RunJournal, type RunMeta } from './run-journal';
+import { readRun, type RunMeta } from './run-journal';
 import { runsDirOf } from './send-command';
 import { TokenSource } from './token-source';
 
@@ -56,14 +56,14 @@ async function inputsOf(args: string[], runsDir: string): Promise<ReconcileInput
     const dirs = existsSync(path.join(arg, 'run.json')) ? [arg] : await runsOfFile(arg, runsDir);
     if (dirs.length === 0) throw new UsageError(`no run of ${arg} in ${runsDir} (pass its journal directory instead)`);
     for (const dir of dirs) {
-      const journal = await RunJournal.open(path.resolve(dir));
-      journal.close();
+      const run = await readRun(path.resolve(dir));
       // A dry run stored nothing, so nothing of it is expected.
-      if (journal.meta.options.dry_run) continue;
-      const input = byInput.get(journal.meta.input) ?? { meta: journal.meta, succeeded: new LineSet() };
-      if (input.meta.kind !== journal.meta.kind) throw new UsageError(`${journal.meta.input} was sent both as ${input.meta.kind} and as ${journal.meta.kind}`);
-      for await (const r of readNdjson(path.join(dir, 'succeeded.ndjson'))) input.succeeded.add((r as { line: number }).line);
-      byInput.set(journal.meta.input, input);
+      if (run.meta.options.dry_run) continue;
+      const input = byInput.get(run.meta.input) ?? { meta: run.meta, succeeded: new LineSet() };
+      if (input.meta.kind !== run.meta.kind) throw new UsageError(`${run.meta.input} was sent both as ${input.meta.kind} and as ${run.meta.kind}`);
+      // A result line whose request the journal never closed is one a crash cut short: resume decides it.
+      for await (const r of run.succeeded) if (run.finals.has(r.line)) input.succeeded.add(r.line);
+      byInput.set(run.meta.input, input);
     }
   }
   return [...byInput.values()];

@@ -100,14 +100,7 @@ export class RunJournal {
   }
 
   static async open(dir: string): Promise<RunJournal> {
-    const runFile = path.join(dir, 'run.json');
-    if (!existsSync(runFile)) throw new UsageError(`${dir} is not a run's journal directory (no run.json)`);
-    let meta: RunMeta;
-    try {
-      meta = JSON.parse(readFileSync(runFile, 'utf8')) as RunMeta;
-    } catch (err) {
-      throw new FatalError(`${runFile} is unreadable: ${(err as Error).message}`);
-    }
+    const meta = readMeta(dir);
     const state = await replay(dir);
     // Before the appenders open: the files are replaced, and an appender would go on writing to the old one.
     for (const file of RESULT_FILES) await keepFinalRecords(path.join(dir, file), state.finals);
@@ -135,6 +128,26 @@ export class RunJournal {
     clearInterval(this.timer);
     [this.journal, this.succeeded, this.failed].forEach((a) => a.close());
   }
+}
+
+function readMeta(dir: string): RunMeta {
+  const runFile = path.join(dir, 'run.json');
+  if (!existsSync(runFile)) throw new UsageError(`${dir} is not a run's journal directory (no run.json)`);
+  try {
+    return JSON.parse(readFileSync(runFile, 'utf8')) as RunMeta;
+  } catch (err) {
+    throw new FatalError(`${runFile} is unreadable: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A run as it stands, read only (a run may still be going): its options and the lines whose outcome
+ * the journal records as final, with their succeeded.ndjson records.
+ */
+export async function readRun(dir: string): Promise<{ meta: RunMeta; finals: LineSet; succeeded: AsyncIterable<ResultRecord> }> {
+  const meta = readMeta(dir);
+  const { finals } = await replay(dir);
+  return { meta, finals, succeeded: readNdjson(path.join(dir, 'succeeded.ndjson')) as AsyncIterable<ResultRecord> };
 }
 
 async function replay(dir: string): Promise<JournalState> {
