@@ -71,7 +71,9 @@ export class TokenSource {
       body: JSON.stringify({ query: OBTAIN_TOKEN, variables: { input } }),
     });
     if (res.status === 429 || res.status >= 500) throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
-    const body = (await res.json()) as {
+    const body = (await res.json().catch(() => {
+      throw new TransientError(`obtainToken answered ${res.status} with a body that is not JSON`);
+    })) as {
       data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
       errors?: { extensions?: { code?: string } }[];
     };
