@@ -24,6 +24,8 @@ const OPTIONS = {
   'invalid-every': { type: 'string', default: '10000' },
   concurrency: { type: 'string', default: '16' },
   database: { type: 'string', default: 'data_import_rehearsal' },
+  /** The PostgreSQL server (trust auth) where the database is dropped and created. */
+  pg: { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432' },
   dir: { type: 'string' },
   runtime: { type: 'string', default: 'dist' },
 } as const;
@@ -108,13 +110,14 @@ function runAdmin(file: string, databaseUrl: string): Promise<void> {
   );
 }
 
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
+async function freshDatabase(server: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`--database must be a plain lower-case name: ${name}`);
+  const admin = new Client({ connectionString: `${server}/postgres` });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  return `postgresql://postgres@127.0.0.1:5432/${name}`;
+  return `${server}/${name}`;
 }
 
 async function storedCounts(databaseUrl: string): Promise<Record<string, number>> {
@@ -161,7 +164,7 @@ async function main(): Promise<number> {
     return result;
   };
 
-  const databaseUrl = await freshDatabase(values.database);
+  const databaseUrl = await freshDatabase(values.pg, values.database);
   const files: RehearsalFiles = await timed('generate files', () => generateFiles(dir, sizes));
   await timed(`create ${sizes.accounts} accounts (admin apply)`, async () => {
     for (const file of files.applyFiles) await runAdmin(file, databaseUrl);
