@@ -78,13 +78,21 @@ it('rides out a 503 storm with the same Idempotency-Key, honouring Retry-After, 
   }
 });
 
-it('renews a token that expires mid-run, by refresh token, and loses no batch to the 401', async () => {
+it('renews a token that expires mid-run by refresh token, signs in again when a refresh is refused, and loses no batch', async () => {
   const shortLived = await startTestApp({ TOKEN_TTL_SECONDS: '1' }, { workers: true });
   try {
     const w = await clientWorld(shortLived, 4);
     let writes = 0;
-    // The third write waits longer than a token lives, so it reaches the service with an expired one.
-    const p = await proxy(shortLived.baseUrl, (req) => (isWrite(req.url!) ? { holdMs: writes++ === 2 ? 1500 : 150 } : 'pass'));
+    let refreshes = 0;
+    // The third write waits longer than a token lives, so it reaches the service with an expired one;
+    // the second refresh is refused as if reused, so the client must sign in with the key again.
+    const p = await proxy(shortLived.baseUrl, (req, body) => {
+      if (isWrite(req.url!)) return { holdMs: writes++ === 2 ? 1500 : 150 };
+      if (body.includes('"refreshToken":"') && ++refreshes === 2) {
+        return { answer: 200, body: { data: null, errors: [{ message: 'Refresh token reused.', extensions: { code: 'refresh_token_reused' } }] } };
+      }
+      return 'pass';
+    });
     const file = transactionsFile('TTL', 40, w.tenant.supplier, w.accounts);
 
     const run = await runClient(p.baseUrl, w.tenant.apiKey, ['send', 'transactions', file, '--runs-dir', w.dir, '--batch', '4', '--concurrency', '2', '--json']);
@@ -93,7 +101,10 @@ it('renews a token that expires mid-run, by refresh token, and loses no batch to
     expect(run.code).toBe(0);
     exactlyOnce(await storedIds(shortLived, w.tenant.supplier, 'TTL'), 'TTL', 40);
     expect(p.log.some((e) => isWrite(e.path) && e.status === 401)).toBe(true);
-    expect(p.log.filter((e) => e.body?.includes('refreshToken":"')).length).toBeGreaterThan(0);
+    const signIns = p.log.filter((e) => e.body?.includes('"APIKey":"'));
+    const refused = p.log.findIndex((e) => e.status === 200 && e.body?.includes('refreshToken":"') && typeof e.fault === 'object');
+    expect(refused).toBeGreaterThan(0);
+    expect(signIns.some((e) => p.log.indexOf(e) > refused)).toBe(true);
     expect(new Set(p.log.filter((e) => isWrite(e.path)).map((e) => e.authorization)).size).toBeGreaterThan(1);
   } finally {
     await shortLived.close();

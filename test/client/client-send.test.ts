@@ -144,7 +144,7 @@ describe('send', () => {
     ]);
   });
 
-  it('exits 2 on usage errors without sending anything', async () => {
+  it('exits 2 on usage errors, a changed input included, without sending anything', async () => {
     const file = writeLines(world.dir, 'empty.ndjson', []);
     const cases = [
       ['send', 'invoices', file],
@@ -157,6 +157,14 @@ describe('send', () => {
       const run = await runClient(app.baseUrl, world.tenant.apiKey, args);
       expect([args.join(' '), run.code]).toEqual([args.join(' '), 2]);
     }
+    const changed = writeLines(world.dir, 'changes.ndjson', [JSON.stringify(transaction(world.tenant.supplier, world.accounts[0]!, 'C-1', '1.00'))]);
+    const journal = path.join(world.dir, 'changed-run');
+    expect((await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'transactions', changed, '--journal', journal])).code).toBe(0);
+    writeLines(world.dir, 'changes.ndjson', [JSON.stringify(transaction(world.tenant.supplier, world.accounts[0]!, 'C-2', '1.00'))]);
+    const resumed = await runClient(app.baseUrl, world.tenant.apiKey, ['resume', journal]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('checksum differs');
+
     const noUrl = await runClient('', world.tenant.apiKey, ['send', 'notes', file]);
     expect(noUrl.code).toBe(2);
     expect(noUrl.stderr).toContain('DATA_IMPORT_URL');

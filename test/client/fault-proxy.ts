@@ -1,10 +1,10 @@
 // A small HTTP proxy in front of the app that misbehaves on request: answers 503 without forwarding,
 // forwards and then loses the answer (the service did the work, the client sees a 503), drops the
-// connection, or holds a request before forwarding it. It logs what passed, so tests can check which
+// connection, holds a request before forwarding it, or answers for the service. It logs what passed, so tests can check which
 // Idempotency-Key and token each attempt carried.
 import { createServer, request as forward, type IncomingMessage, type Server } from 'node:http';
 
-export type Fault = 'pass' | 'reject-503' | 'lose-answer' | 'drop' | { holdMs: number };
+export type Fault = 'pass' | 'reject-503' | 'lose-answer' | 'drop' | { holdMs: number } | { answer: number; body: unknown };
 
 export interface ProxyLogEntry {
   at: number;
@@ -54,6 +54,11 @@ export async function startFaultProxy(
         res.end(JSON.stringify({ detail: 'Unavailable (proxy).', code: 'result_pending' }));
       };
       if (fault === 'reject-503') return unavailable();
+      if (typeof fault === 'object' && 'answer' in fault) {
+        entry.status = fault.answer;
+        res.writeHead(fault.answer, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify(fault.body));
+      }
       if (fault === 'drop') return req.socket.destroy();
       const send = () => {
         const upstream = forward(
