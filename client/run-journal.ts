@@ -4,8 +4,19 @@
 // a result line without its "done" belongs to a request that resume sends again: opening the journal
 // drops such lines. Writes are synchronous appends (a SIGKILL loses nothing the page cache holds);
 // fsync runs every FSYNC_MS, so a machine crash loses at most that much, which resume re-sends.
-import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  fsync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { FatalError, UsageError } from './client-errors';
