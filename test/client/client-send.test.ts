@@ -1,5 +1,7 @@
 // The migration client sending whole files to the real service: NDJSON and CSV, bad lines, batching,
 // result files joined to the source, exit codes, validation offline, and a reconciliation.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { clientWorld, readResults, runClient, summaryOf, transaction, writeLines, type ClientWorld } from './client.fixture';
@@ -142,6 +144,15 @@ describe('send', () => {
       [3, 'parse_error', 'non_field_errors'],
       [4, 'required', 'import_supplier'],
     ]);
+  });
+
+  it('runs as the installed `data-import` command (package.json bin)', async () => {
+    const bin = (JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { bin: Record<string, string> }).bin['data-import']!;
+    const run = await new Promise<{ code: number | null; stdout: string }>((resolve) =>
+      execFile(process.execPath, [path.join(__dirname, '../..', bin), 'help'], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout })),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^usage: data-import <command>/);
   });
 
   it('exits 2 on usage errors, a changed input included, without sending anything', async () => {
