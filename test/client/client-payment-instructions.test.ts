@@ -1,6 +1,6 @@
 // Payment instructions through the client: one per request, the vendor's refusals as final failures
 // of their own lines, and the reconciliation's active-instruction flag.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importAccount, startInstructionsWorld, type InstructionsWorld } from '../payment-instructions/payment-instructions.fixture';
@@ -40,4 +40,5 @@ it('sends a CSV of instructions one per request; vendor refusals fail only their
   const reconciled = await runClient(app.baseUrl, tenant.apiKey, ['reconcile', '--supplier', tenant.supplier, file, '--runs-dir', dir, '--out', report, '--json']);
   expect(summaryOf(reconciled).totals.payment_instruction_active).toEqual({ expected: '2', found: '2', difference: '0' });
   expect(reconciled.code).toBe(0);
+  rmSync(dir, { recursive: true, force: true });
 });

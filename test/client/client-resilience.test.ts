@@ -1,7 +1,7 @@
 // The client when things go wrong between it and the service: a 503 storm (refused, lost answers,
 // dropped connections), a token expiring mid-run, a SIGKILL and a Ctrl-C halfway, each followed by
 // the proof that every line arrived exactly once.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
@@ -19,6 +19,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(proxies.map((p) => p.close()));
   await app.close();
+  rmSync(world.dir, { recursive: true, force: true });
 });
 
 async function proxy(target: string, choose: Parameters<typeof startFaultProxy>[1]): Promise<FaultProxy> {
@@ -80,8 +81,8 @@ it('rides out a 503 storm with the same Idempotency-Key, honouring Retry-After, 
 
 it('renews a token that expires mid-run by refresh token, signs in again when a refresh is refused, and loses no batch', async () => {
   const shortLived = await startTestApp({ TOKEN_TTL_SECONDS: '1' }, { workers: true });
+  const w = await clientWorld(shortLived, 4);
   try {
-    const w = await clientWorld(shortLived, 4);
     let writes = 0;
     let refreshes = 0;
     // The third write waits longer than a token lives, so it reaches the service with an expired one;
@@ -108,6 +109,7 @@ it('renews a token that expires mid-run by refresh token, signs in again when a 
     expect(new Set(p.log.filter((e) => isWrite(e.path)).map((e) => e.authorization)).size).toBeGreaterThan(1);
   } finally {
     await shortLived.close();
+    rmSync(w.dir, { recursive: true, force: true });
   }
 });
 

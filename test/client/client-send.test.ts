@@ -1,7 +1,7 @@
 // The migration client sending whole files to the real service: NDJSON and CSV, bad lines, batching,
 // result files joined to the source, exit codes, validation offline, and a reconciliation.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { clientWorld, readResults, runClient, summaryOf, transaction, writeLines, type ClientWorld } from './client.fixture';
@@ -13,7 +13,10 @@ beforeAll(async () => {
   app = await startTestApp({}, { workers: true });
   world = await clientWorld(app, 6);
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  rmSync(world.dir, { recursive: true, force: true });
+});
 
 const storedTransactions = async (supplier: string) =>
   (
