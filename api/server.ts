@@ -22,6 +22,7 @@ import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
 import { paymentInstructionRoutes } from './routes/payment-instructions.routes';
+import { reconciliationRoutes } from './routes/reconciliation.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
 
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(authenticate(verifier));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(accountRoutes(db, logger));
+  dataImport.use(reconciliationRoutes(db, logger));
   dataImport.use(noteRoutes(deps));
   dataImport.use(statementRoutes(deps));
   dataImport.use(transactionRoutes(deps));

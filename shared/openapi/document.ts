@@ -12,6 +12,7 @@ import type { DocsConfig } from './docs-config';
 import { GLOBAL_ERRORS } from './error-codes';
 import { registerPostImportPaths } from './post-import.paths';
 import { registerProgressPaths } from './progress.paths';
+import { registerReconciliationPaths } from './reconciliation.paths';
 import { registerServicePaths } from './service.paths';
 
 export type { DocsConfig };
@@ -67,6 +68,7 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
   registerServicePaths(registry, config);
   registerPostImportPaths(registry, config);
   registerProgressPaths(registry);
+  registerReconciliationPaths(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

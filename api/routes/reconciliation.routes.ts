@@ -1,0 +1,60 @@
+// GET /v1/data-import/reconciliation/<supplier>/: one row per imported account with what the service
+// stored, streamed from a cursor as NDJSON (default) or CSV (`Accept: text/csv`).
+import { Router, type RequestHandler, type Response } from 'express';
+import { Transform, pipeline } from 'node:stream';
+import {
+  openReconciliation,
+  RECONCILIATION_CSV_HEADER,
+  reconciliationCsvRecord,
+  toReconciliationRow,
+} from '../../shared/reconciliation/reconciliation.use-cases';
+import type { ReconciliationDbRow } from '../../shared/reconciliation/reconciliation.repository';
+import type { Database } from '../../shared/platform/db';
+import type { Logger } from '../../shared/platform/logger';
+import { callerOf } from '../auth/authenticate';
+
+/**
+ * `before` runs ahead of the handler on this route only (a limiter on concurrent streamed lists, for
+ * one): a stream holds a pooled connection for as long as the client reads.
+ */
+export function reconciliationRoutes(db: Database, logger: Logger, before: RequestHandler[] = []): Router {
+  const router = Router();
+
+  router.get('/reconciliation/:supplier/', ...before, async (req, res) => {
+    const { organisationId } = callerOf(req);
+    const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';
+    const list = await openReconciliation(db, organisationId, req.params.supplier as string);
+    streamRows(res, csv, list.stream, list.release, logger);
+  });
+
+  return router;
+}
+
+function streamRows(
+  res: Response,
+  csv: boolean,
+  rows: NodeJS.ReadableStream,
+  release: (err?: Error) => void,
+  logger: Logger,
+): void {
+  let first = true;
+  const encode = new Transform({
+    writableObjectMode: true,
+    transform(row: ReconciliationDbRow, _enc, done) {
+      const out = toReconciliationRow(row);
+      const line = csv ? reconciliationCsvRecord(out) : `${JSON.stringify(out)}\n`;
+      done(null, csv && first ? RECONCILIATION_CSV_HEADER + line : line);
+      first = false;
+    },
+    flush(done) {
+      // A CSV with no accounts still names its columns.
+      done(null, csv && first ? RECONCILIATION_CSV_HEADER : '');
+    },
+  });
+  res.status(200).type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+  pipeline(rows, encode, res, (err) => {
+    // A client closing early is ERR_STREAM_PREMATURE_CLOSE: the connection goes back broken, not reused.
+    release(err ?? undefined);
+    if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') logger.error({ err }, 'reconciliation stream failed');
+  });
+}

@@ -1,0 +1,112 @@
+// Turns one HTTP answer into what happens to each item of the batch. The rules (issue 12, spec
+// "Errors"): 429, 5xx and 503 are retried as they are; a 401 means a new token; a 400 naming items in
+// errors[].attr fails those items and sends the rest again; a 400 naming none fails the whole batch;
+// *_already_exists is a success that added nothing; any other 4xx fails the batch as it is.
+import { isAlreadyExisting, KIND_SPECS, successesOf, type Kind } from './item-kinds';
+
+export type ItemOutcome =
+  | { ok: true; status: string; id?: string }
+  | { ok: false; code: string; attr: string; detail: string };
+
+export type Verdict =
+  | { type: 'final'; outcomes: ItemOutcome[] }
+  /** Some items have their outcome; the others (indexes) go again as a new request. */
+  | { type: 'split'; outcomes: Map<number, ItemOutcome>; rest: number[] }
+  | { type: 'retry'; retryAfterMs?: number; reason: string }
+  | { type: 'reauth'; reason: string };
+
+interface FieldError {
+  attr?: unknown;
+  code?: unknown;
+  detail?: unknown;
+}
+
+interface ErrorBody {
+  code?: unknown;
+  detail?: unknown;
+  error_detail?: unknown;
+  errors?: FieldError[];
+}
+
+export function classifyAnswer(
+  kind: Kind,
+  status: number,
+  body: unknown,
+  retryAfter: string | null,
+  items: Record<string, unknown>[],
+): Verdict {
+  if (status >= 200 && status < 300) {
+    return { type: 'final', outcomes: successesOf(kind, body, items).map((s) => ({ ok: true, ...s })) };
+  }
+  const error = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
+  if (status === 401) return { type: 'reauth', reason: String(error.code ?? 'not_authenticated') };
+  if (status === 429 || status >= 500) {
+    return { type: 'retry', retryAfterMs: retryAfterMs(retryAfter), reason: `${status} ${String(error.code ?? '')}`.trim() };
+  }
+  if (status === 400) return classifyBadRequest(kind, error, items.length);
+  return wholeBatch(items.length, failure(error, status));
+}
+
+/** Retry-After in seconds (the service's form) or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  if (/^\d{1,6}$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdict {
+  const errors = Array.isArray(error.errors) ? error.errors.slice(0, 10_000) : [];
+  const listField = KIND_SPECS[kind].listField;
+  if (!listField) {
+    const first = errors[0] ?? {};
+    const code = String(first.code ?? error.code ?? 'invalid_input');
+    if (isAlreadyExisting(code)) return { type: 'final', outcomes: [{ ok: true, status: code.toUpperCase() }] };
+    return { type: 'final', outcomes: [fieldFailure(first, String(first.attr ?? 'non_field_errors'), error)] };
+  }
+  const byItem = new Map<number, { rest: string; error: FieldError }[]>();
+  const itemAttr = new RegExp(`^${listField}\\.(\\d{1,9})(?:\\.(.+))?$`);
+  for (const e of errors) {
+    const m = itemAttr.exec(String(e.attr ?? ''));
+    const index = m ? Number(m[1]) : NaN;
+    if (!(index < count)) continue;
+    byItem.set(index, [...(byItem.get(index) ?? []), { rest: m?.[2] ?? 'non_field_errors', error: e }]);
+  }
+  if (byItem.size === 0) return wholeBatch(count, failure(error, 400));
+  const outcomes = new Map<number, ItemOutcome>();
+  for (const [index, found] of byItem) {
+    const blocking = found.find((f) => !isAlreadyExisting(String(f.error.code ?? '')));
+    outcomes.set(
+      index,
+      blocking
+        ? fieldFailure(blocking.error, blocking.rest, error)
+        : { ok: true, status: String(found[0]!.error.code).toUpperCase() },
+    );
+  }
+  const rest = Array.from({ length: count }, (_, i) => i).filter((i) => !outcomes.has(i));
+  return rest.length === 0 ? { type: 'final', outcomes: [...outcomes.entries()].sort((a, b) => a[0] - b[0]).map(([, o]) => o) } : { type: 'split', outcomes, rest };
+}
+
+function fieldFailure(e: FieldError, attr: string, envelope: ErrorBody): ItemOutcome {
+  return {
+    ok: false,
+    code: String(e.code ?? envelope.code ?? 'invalid_input'),
+    attr,
+    detail: String(e.detail ?? envelope.detail ?? envelope.error_detail ?? ''),
+  };
+}
+
+function failure(error: ErrorBody, status: number): ItemOutcome {
+  const first = Array.isArray(error.errors) ? error.errors[0] : undefined;
+  return {
+    ok: false,
+    code: String(error.code ?? first?.code ?? `http_${status}`),
+    attr: String(first?.attr ?? 'non_field_errors'),
+    detail: String(error.detail ?? error.error_detail ?? first?.detail ?? `HTTP ${status}`),
+  };
+}
+
+const wholeBatch = (count: number, outcome: ItemOutcome): Verdict => ({
+  type: 'final',
+  outcomes: Array.from({ length: count }, () => outcome),
+});

@@ -1,0 +1,87 @@
+// Progress of a run: a live bar on a terminal (items done, rate, failures, ETA), a plain line every
+// few seconds otherwise, or JSON lines with --json. The human forms go to stderr, so stdout carries
+// only the summary (or, with --json, only JSON).
+import { Presets, SingleBar } from 'cli-progress';
+
+export interface Counts {
+  total: number;
+  succeeded: number;
+  skipped: number;
+  failed: number;
+  retries: number;
+}
+
+export type ProgressMode = 'bar' | 'lines' | 'json';
+
+export class ProgressReporter {
+  readonly counts: Counts = { total: 0, succeeded: 0, skipped: 0, failed: 0, retries: 0 };
+  private readonly started = Date.now();
+  private bar?: SingleBar;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly mode: ProgressMode,
+    private readonly everyMs: number,
+    /** Items already final before this process started (a resumed run): shown as done, not in the rate. */
+    private readonly already = 0,
+  ) {}
+
+  start(total: number): void {
+    this.counts.total = total;
+    if (this.mode === 'bar') {
+      this.bar = new SingleBar(
+        {
+          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {eta}',
+          stream: process.stderr,
+          hideCursor: true,
+          etaBuffer: 50,
+          fps: 5,
+        },
+        Presets.shades_classic,
+      );
+      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed, eta: '?' });
+    }
+    this.timer = setInterval(() => this.tick(), this.mode === 'bar' ? 500 : this.everyMs);
+    this.timer.unref();
+  }
+
+  processed(): number {
+    return this.already + this.counts.succeeded + this.counts.skipped + this.counts.failed;
+  }
+
+  rate(): number {
+    const seconds = (Date.now() - this.started) / 1000;
+    return seconds > 0 ? Math.round((this.processed() - this.already) / seconds) : 0;
+  }
+
+  private tick(): void {
+    const processed = this.processed();
+    const rate = this.rate();
+    const left = Math.max(0, this.counts.total - processed);
+    const eta = rate > 0 ? Math.round(left / rate) : null;
+    if (this.bar) {
+      this.bar.update(processed, { rate, failed: this.counts.failed, eta: eta === null ? '?' : `${eta} s` });
+      return;
+    }
+    if (this.mode === 'json') {
+      process.stdout.write(JSON.stringify({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }) + '\n');
+    } else {
+      process.stderr.write(
+        `data-import: ${processed}/${this.counts.total} items (${this.counts.skipped} already there, ${this.counts.failed} failed), ` +
+          `${rate}/s, ETA ${eta === null ? '?' : `${eta} s`}\n`,
+      );
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    if (this.bar) {
+      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed, eta: '0 s' });
+      this.bar.stop();
+    }
+  }
+
+  elapsedSeconds(): number {
+    return (Date.now() - this.started) / 1000;
+  }
+}

@@ -1,0 +1,201 @@
+// The run's journal directory: run.json (input, checksum, options; written once), journal.ndjson
+// (append-only: each request's lines and Idempotency-Key before it is sent, its final lines after),
+// and the result files. Result lines are written before the journal's "done" entry, so after a crash
+// a result line without its "done" belongs to a request that resume sends again: opening the journal
+// drops such lines. Writes are synchronous appends (a SIGKILL loses nothing the page cache holds);
+// fsync runs every FSYNC_MS, so a machine crash loses at most that much, which resume re-sends.
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  fsync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { FatalError, UsageError } from './client-errors';
+import type { Kind, SendOptions } from './item-kinds';
+import type { InputFormat } from './input-reader';
+import { LineSet } from './line-set';
+
+export interface RunMeta {
+  version: 1;
+  run_id: string;
+  kind: Kind;
+  input: string;
+  format: InputFormat;
+  checksum: string;
+  lines: number;
+  batch: number;
+  concurrency: number;
+  options: SendOptions;
+  created_at: string;
+}
+
+export interface ResultRecord {
+  line: number;
+  import_supplier?: string;
+  external_account_number?: string;
+  [field: string]: unknown;
+}
+
+const FSYNC_MS = 200;
+export const RESULT_FILES = ['succeeded.ndjson', 'failed.ndjson'] as const;
+
+class Appender {
+  private readonly fd: number;
+  private dirty = false;
+
+  constructor(file: string) {
+    this.fd = openSync(file, 'a');
+  }
+
+  write(text: string): void {
+    if (text === '') return;
+    writeSync(this.fd, text);
+    this.dirty = true;
+  }
+
+  flush(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    fsync(this.fd, () => undefined);
+  }
+
+  close(): void {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+}
+
+interface JournalState {
+  finals: LineSet;
+  /** Requests written down but never closed: resume sends them again with their own keys. */
+  pending: Map<string, number[]>;
+}
+
+export class RunJournal {
+  readonly finals: LineSet;
+  readonly pending: Map<string, number[]>;
+  private readonly journal: Appender;
+  private readonly succeeded: Appender;
+  private readonly failed: Appender;
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(
+    readonly dir: string,
+    readonly meta: RunMeta,
+    state: JournalState = { finals: new LineSet(), pending: new Map() },
+  ) {
+    this.finals = state.finals;
+    this.pending = state.pending;
+    this.journal = new Appender(path.join(dir, 'journal.ndjson'));
+    this.succeeded = new Appender(path.join(dir, 'succeeded.ndjson'));
+    this.failed = new Appender(path.join(dir, 'failed.ndjson'));
+    this.timer = setInterval(() => [this.journal, this.succeeded, this.failed].forEach((a) => a.flush()), FSYNC_MS);
+    this.timer.unref();
+  }
+
+  static create(dir: string, meta: RunMeta): RunJournal {
+    mkdirSync(dir, { recursive: true });
+    const runFile = path.join(dir, 'run.json');
+    if (existsSync(runFile)) throw new UsageError(`${dir} already holds a run: use \`data-import resume ${dir}\``);
+    writeFileSync(runFile, JSON.stringify(meta, null, 2) + '\n', { flag: 'wx', flush: true });
+    return new RunJournal(dir, meta);
+  }
+
+  static async open(dir: string): Promise<RunJournal> {
+    const meta = readMeta(dir);
+    const state = await replay(dir);
+    // Before the appenders open: the files are replaced, and an appender would go on writing to the old one.
+    for (const file of RESULT_FILES) await keepFinalRecords(path.join(dir, file), state.finals);
+    return new RunJournal(dir, meta, state);
+  }
+
+  recordRequest(key: string, lines: number[]): void {
+    this.journal.write(JSON.stringify({ e: 'req', key, lines }) + '\n');
+  }
+
+  /** The items' final outcomes; `key` closes that request (null for lines that never made a request). */
+  recordOutcome(key: string | null, succeeded: ResultRecord[], failed: ResultRecord[]): void {
+    this.succeeded.write(succeeded.map((r) => JSON.stringify(r) + '\n').join(''));
+    this.failed.write(failed.map((r) => JSON.stringify(r) + '\n').join(''));
+    const final = [...succeeded, ...failed].map((r) => r.line);
+    this.journal.write(JSON.stringify({ e: 'done', key, final }) + '\n');
+    final.forEach((line) => this.finals.add(line));
+  }
+
+  writeUnprocessed(records: ResultRecord[]): void {
+    writeFileSync(path.join(this.dir, 'unprocessed.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), { flush: true });
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    [this.journal, this.succeeded, this.failed].forEach((a) => a.close());
+  }
+}
+
+function readMeta(dir: string): RunMeta {
+  const runFile = path.join(dir, 'run.json');
+  if (!existsSync(runFile)) throw new UsageError(`${dir} is not a run's journal directory (no run.json)`);
+  try {
+    return JSON.parse(readFileSync(runFile, 'utf8')) as RunMeta;
+  } catch (err) {
+    throw new FatalError(`${runFile} is unreadable: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * A run as it stands, read only (a run may still be going): its options and the lines whose outcome
+ * the journal records as final, with their succeeded.ndjson records.
+ */
+export async function readRun(dir: string): Promise<{ meta: RunMeta; finals: LineSet; succeeded: AsyncIterable<ResultRecord> }> {
+  const meta = readMeta(dir);
+  const { finals } = await replay(dir);
+  return { meta, finals, succeeded: readNdjson(path.join(dir, 'succeeded.ndjson')) as AsyncIterable<ResultRecord> };
+}
+
+async function replay(dir: string): Promise<JournalState> {
+  const state: JournalState = { finals: new LineSet(), pending: new Map() };
+  for await (const entry of readNdjson(path.join(dir, 'journal.ndjson'))) {
+    const e = entry as { e?: string; key?: string; lines?: number[]; final?: number[] };
+    if (e.e === 'req' && e.key && Array.isArray(e.lines)) state.pending.set(e.key, e.lines);
+    if (e.e === 'done' && Array.isArray(e.final)) {
+      if (e.key) state.pending.delete(e.key);
+      e.final.forEach((line) => state.finals.add(line));
+    }
+  }
+  return state;
+}
+
+/** Lines that do not parse are a write cut short by a crash: skipped, since what they said is re-sent. */
+export async function* readNdjson(file: string): AsyncIterable<unknown> {
+  if (!existsSync(file)) return;
+  for await (const text of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
+    if (text === '') continue;
+    try {
+      yield JSON.parse(text);
+    } catch {
+      continue;
+    }
+  }
+}
+
+async function keepFinalRecords(file: string, finals: LineSet): Promise<void> {
+  if (!existsSync(file)) return;
+  const tmp = `${file}.tmp`;
+  const fd = openSync(tmp, 'w');
+  for await (const record of readNdjson(file)) {
+    const line = (record as ResultRecord).line;
+    if (typeof line === 'number' && finals.has(line)) writeSync(fd, JSON.stringify(record) + '\n');
+  }
+  fsyncSync(fd);
+  closeSync(fd);
+  renameSync(tmp, file);
+}

@@ -1,0 +1,103 @@
+// Tokens for the data-import API, from the organisation API key: obtained once, refreshed before they
+// expire, re-obtained with the key when the refresh token is gone. Refresh tokens are single use and a
+// replayed one revokes the whole sign-in, so every renewal is single-flight: requests that find the
+// same stale token share one renewal instead of each spending the refresh token.
+import { FatalError } from './client-errors';
+
+const OBTAIN_TOKEN = `mutation($input: ObtainTokenInput!) {
+  obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }`;
+
+/**
+ * Renew this long before the token's own expiry (at most a quarter of its lifetime, so a short-lived
+ * token is not renewed on every request), so a request rarely leaves with a token about to lapse.
+ */
+const EARLY_MS = 30_000;
+
+interface Session {
+  token: string;
+  refreshToken?: string;
+  /** When to renew: EARLY_MS (or a quarter of the lifetime) before the token expires. */
+  renewAt: number;
+}
+
+export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
+
+export class TokenSource {
+  private session?: Session;
+  private renewing?: Promise<Session>;
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+    private readonly fetcher: Fetcher,
+  ) {}
+
+  /** A token valid for a while yet. */
+  async token(): Promise<string> {
+    const s = this.session;
+    if (s && s.renewAt > Date.now()) return s.token;
+    return (await this.renew(s?.token)).token;
+  }
+
+  /** Called after a 401 with the token that was refused; a renewal already done by another request is reused. */
+  async renew(stale?: string): Promise<Session> {
+    if (this.session && this.session.token !== stale) return this.session;
+    this.renewing ??= this.obtain().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async obtain(): Promise<Session> {
+    const refreshToken = this.session?.refreshToken;
+    if (refreshToken) {
+      const refreshed = await this.call({ refreshToken }).catch((err: unknown) => {
+        // An expired, used or revoked refresh token: sign in again with the key.
+        if (err instanceof RefusedError) return undefined;
+        throw err;
+      });
+      if (refreshed) return (this.session = refreshed);
+    }
+    try {
+      return (this.session = await this.call({ APIKey: this.apiKey }));
+    } catch (err) {
+      if (err instanceof RefusedError) throw new FatalError(`the service refused the API key (${err.code})`);
+      throw err;
+    }
+  }
+
+  private async call(input: { APIKey?: string; refreshToken?: string }): Promise<Session> {
+    const res = await this.fetcher(`${this.baseUrl}/v1/graphql/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: OBTAIN_TOKEN, variables: { input } }),
+    });
+    if (res.status === 429 || res.status >= 500) throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
+    const body = (await res.json().catch(() => {
+      throw new TransientError(`obtainToken answered ${res.status} with a body that is not JSON`);
+    })) as {
+      data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
+      errors?: { extensions?: { code?: string } }[];
+    };
+    const got = body.data?.obtainToken;
+    if (!got?.token) throw new RefusedError(body.errors?.[0]?.extensions?.code ?? `http_${res.status}`);
+    const { exp, iat } = got.payload ?? {};
+    const lifetime = typeof exp === 'number' && typeof iat === 'number' ? (exp - iat) * 1000 : 5 * 60_000;
+    const expiresAt = typeof exp === 'number' ? exp * 1000 : Date.now() + lifetime;
+    return { token: got.token, refreshToken: got.refreshToken, renewAt: expiresAt - Math.min(EARLY_MS, lifetime / 4) };
+  }
+}
+
+class RefusedError extends Error {
+  constructor(readonly code: string) {
+    super(`obtainToken refused: ${code}`);
+  }
+}
+
+/** The token endpoint is overloaded or down: the caller's retry loop waits and tries again. */
+export class TransientError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfter: string | null = null,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,112 @@
+// The rehearsal's input: accounts as admin `apply` files of 10,000, and transactions (NDJSON), notes
+// (NDJSON) and statements (CSV) spread over those accounts, with a known sprinkling of invalid lines.
+// Deterministic: the same sizes always give the same files, so a second run sends the very same data.
+import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+
+export interface Sizes {
+  accounts: number;
+  transactions: number;
+  notes: number;
+  statements: number;
+  /** One invalid line in this many (at a fixed offset within each block). */
+  invalidEvery: number;
+}
+
+export interface RehearsalFiles {
+  applyFiles: string[];
+  transactions: string;
+  notes: string;
+  statements: string;
+  /** Line numbers of the lines that must end in failed.ndjson, per file. */
+  invalid: { transactions: number[]; notes: number[]; statements: number[] };
+}
+
+export const SUPPLIER = 'REHEARSAL_ENERGY';
+export const API_KEY = `rehearsal-${'k'.repeat(40)}`;
+const ACCOUNTS_PER_APPLY = 10_000;
+
+export const accountNumber = (i: number) => `R-${String(i).padStart(7, '0')}`;
+
+async function writeLines(file: string, count: number, line: (n: number) => string, header?: string): Promise<void> {
+  const out: WriteStream = createWriteStream(file);
+  const write = (text: string) => (out.write(text) ? undefined : new Promise<void>((r) => out.once('drain', r)));
+  if (header) await write(header + '\n');
+  for (let n = 1; n <= count; n++) await write(line(n) + '\n');
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+const isInvalid = (n: number, every: number) => n % every === Math.floor(every / 2);
+
+export async function generateFiles(dir: string, sizes: Sizes): Promise<RehearsalFiles> {
+  const invalid: RehearsalFiles['invalid'] = { transactions: [], notes: [], statements: [] };
+  const applyFiles: string[] = [];
+  for (let start = 0; start < sizes.accounts; start += ACCOUNTS_PER_APPLY) {
+    const file = path.join(dir, `accounts-${applyFiles.length + 1}.json`);
+    const accounts = Array.from({ length: Math.min(ACCOUNTS_PER_APPLY, sizes.accounts - start) }, (_, k) => ({
+      import_supplier: SUPPLIER,
+      external_account_number: accountNumber(start + k),
+      state: 'imported',
+      open_statement_from: '2019-10-01',
+    }));
+    const head =
+      start === 0
+        ? {
+            suppliers: [{ code: SUPPLIER, status: 'Ongoing', document_root: 'imports/rehearsal' }],
+            organisations: [{ name: 'rehearsal-migration', api_key: API_KEY, suppliers: [SUPPLIER] }],
+          }
+        : {};
+    writeFileSync(file, JSON.stringify({ ...head, accounts }));
+    applyFiles.push(file);
+  }
+
+  // Sorted by account, as an export usually is: account a gets lines a*per … (a+1)*per-1.
+  const perAccount = (total: number) => Math.max(1, Math.ceil(total / sizes.accounts));
+  const account = (n: number, total: number) => accountNumber(Math.floor((n - 1) / perAccount(total)) % sizes.accounts);
+
+  const TYPES = ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT'];
+  const transactions = path.join(dir, 'transactions.ndjson');
+  await writeLines(transactions, sizes.transactions, (n) => {
+    const t = {
+      import_supplier: SUPPLIER,
+      external_account_number: account(n, sizes.transactions),
+      transaction_id: `TX-${n}`,
+      transaction_date: `2024-${String((n % 12) + 1).padStart(2, '0')}-${String((n % 28) + 1).padStart(2, '0')}`,
+      amount: `${(n % 997) + 1}.${String(n % 100).padStart(2, '0')}`,
+      type: TYPES[n % TYPES.length],
+    };
+    if (!isInvalid(n, sizes.invalidEvery)) return JSON.stringify(t);
+    invalid.transactions.push(n);
+    const faults = [
+      () => JSON.stringify(t).slice(0, 40),
+      () => JSON.stringify({ ...t, amount: 'twelve' }),
+      () => JSON.stringify({ ...t, type: 'PAYMENT', amount: '-1.00' }),
+      () => JSON.stringify({ ...t, external_account_number: 'R-NOT-IMPORTED' }),
+      () => JSON.stringify({ ...t, transaction_date: '2024-02-30' }),
+    ];
+    return faults[(n / sizes.invalidEvery) % faults.length | 0]!();
+  });
+
+  const notes = path.join(dir, 'notes.ndjson');
+  await writeLines(notes, sizes.notes, (n) => {
+    const note = { import_supplier: SUPPLIER, external_account_number: account(n, sizes.notes), body: `Migrated note ${n}`, created_at: '2024-05-01T10:00:00Z' };
+    if (!isInvalid(n, sizes.invalidEvery)) return JSON.stringify(note);
+    invalid.notes.push(n);
+    return n % 2 ? JSON.stringify({ ...note, body: undefined }) : JSON.stringify({ ...note, created_at: 'yesterday' });
+  });
+
+  // CSV: the header is line 1, so item n sits on line n + 1.
+  const statements = path.join(dir, 'statements.csv');
+  await writeLines(
+    statements,
+    sizes.statements,
+    (n) => {
+      const cells = [SUPPLIER, account(n, sizes.statements), `ST-${n}`, '2024-01-01', '2024-01-31', String(1000 + (n % 5000))];
+      if (!isInvalid(n, sizes.invalidEvery)) return cells.join(',');
+      invalid.statements.push(n + 1);
+      return n % 2 ? [...cells.slice(0, 3), '2024-02-01', '2024-01-31', cells[5]].join(',') : [...cells.slice(0, 2), '', ...cells.slice(3)].join(',');
+    },
+    'import_supplier,external_account_number,statement_id,bill_period_from_date,bill_period_to_date,gross_amount',
+  );
+  return { applyFiles, transactions, notes, statements, invalid };
+}

@@ -1,0 +1,77 @@
+// GET reconciliation/<supplier>/: the stored figures per imported account, for comparing a
+// migration's input files with what arrived (the migration client's `reconcile` does).
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { ACCOUNT_COLUMNS, FIGURES, type Figure } from '../reconciliation/reconciliation.figures';
+import { ERRORS } from './error-codes';
+import * as ex from './examples';
+import { errorResponses, REQUEST_ID_HEADER, withErrorCodes } from './responses';
+import { annotate, named } from './schema-registry';
+
+const figureSchema = (figure: Figure) => {
+  if (figure.kind === 'count') return z.int().min(0);
+  if (figure.kind === 'flag') return z.boolean();
+  return z.string().regex(/^-?\d+(\.\d+)?$/).describe('An exact decimal as a string.');
+};
+
+const ReconciliationRow = named(
+  'ReconciliationRow',
+  z.object({
+    external_account_number: z.string(),
+    platform_account_number: z.string(),
+    ...Object.fromEntries(FIGURES.map((f) => [f.name, figureSchema(f)])),
+  }),
+);
+
+const exampleRow: Record<string, string | number | boolean> = {
+  external_account_number: ex.EXTERNAL_ACCOUNT,
+  platform_account_number: 'A-C90DC431',
+  ...Object.fromEntries(FIGURES.map((f) => [f.name, f.kind === 'count' ? 0 : f.kind === 'flag' ? false : '0.00'])),
+  notes_count: 2,
+  transactions_count: 3,
+  transactions_charge_count: 2,
+  transactions_charge_amount: '120.50',
+  transactions_payment_count: 1,
+  transactions_payment_amount: '80.00',
+  statements_count: 1,
+  statements_gross_amount: '12050',
+  payment_instruction_active: true,
+};
+
+const csvExample =
+  [...ACCOUNT_COLUMNS, ...FIGURES.map((f) => f.name)].join(',') +
+  '\r\n' +
+  [exampleRow.external_account_number, exampleRow.platform_account_number, ...FIGURES.map((f) => String(exampleRow[f.name]))].join(',') +
+  '\r\n';
+
+const supplierCode = annotate(z.string().min(1), { description: 'Code of an import supplier the caller may use.', example: ex.SUPPLIER });
+
+export function registerReconciliationPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/data-import/reconciliation/{import_supplier_code}/',
+    operationId: 'getReconciliation',
+    tags: ['Migration progress'],
+    summary: 'Figures per imported account, to reconcile a migration against its input files',
+    ...withErrorCodes(
+      'One row per imported account of the supplier, ordered by `external_account_number`, streamed (no paging): notes count, ' +
+        'transactions count and amount sum per type, statements count and gross amount sum (minor units), and whether an active ' +
+        'payment instruction exists. Sums are exact decimals as strings. NDJSON by default; CSV (with a header row) with ' +
+        '`Accept: text/csv`. Nothing (or only the CSV header) when the supplier has no imported accounts.',
+      ERRORS.processList,
+    ),
+    security: [{ Token: [] }],
+    request: { params: z.object({ import_supplier_code: supplierCode }) },
+    responses: {
+      200: {
+        description: 'The figures, one account per line.',
+        headers: REQUEST_ID_HEADER,
+        content: {
+          'application/x-ndjson': { schema: ReconciliationRow, examples: { account: { value: exampleRow } } },
+          'text/csv': { schema: z.string(), examples: { account: { value: csvExample } } },
+        },
+      },
+      ...errorResponses(ERRORS.processList),
+    },
+  });
+}
