@@ -1,4 +1,4 @@
-// The rehearsal's input: accounts as admin `apply` files of 10,000, and transactions (NDJSON), notes
+// The rehearsal's input: accounts as an admin `apply` NDJSON file, and transactions (NDJSON), notes
 // (NDJSON) and statements (CSV) spread over those accounts, with a known sprinkling of invalid lines.
 // Deterministic: the same sizes always give the same files, so a second run sends the very same data.
 import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
@@ -24,7 +24,6 @@ export interface RehearsalFiles {
 
 export const SUPPLIER = 'REHEARSAL_ENERGY';
 export const API_KEY = `rehearsal-${'k'.repeat(40)}`;
-const ACCOUNTS_PER_APPLY = 10_000;
 
 export const accountNumber = (i: number) => `R-${String(i).padStart(7, '0')}`;
 
@@ -40,25 +39,26 @@ const isInvalid = (n: number, every: number) => n % every === Math.floor(every /
 
 export async function generateFiles(dir: string, sizes: Sizes): Promise<RehearsalFiles> {
   const invalid: RehearsalFiles['invalid'] = { transactions: [], notes: [], statements: [] };
-  const applyFiles: string[] = [];
-  for (let start = 0; start < sizes.accounts; start += ACCOUNTS_PER_APPLY) {
-    const file = path.join(dir, `accounts-${applyFiles.length + 1}.json`);
-    const accounts = Array.from({ length: Math.min(ACCOUNTS_PER_APPLY, sizes.accounts - start) }, (_, k) => ({
+  // The supplier and organisation as a JSON apply file; the accounts as one NDJSON file, which admin
+  // apply streams and commits in chunks.
+  const setup = path.join(dir, 'setup.json');
+  writeFileSync(
+    setup,
+    JSON.stringify({
+      suppliers: [{ code: SUPPLIER, status: 'Ongoing', document_root: 'imports/rehearsal' }],
+      organisations: [{ name: 'rehearsal-migration', api_key: API_KEY, suppliers: [SUPPLIER] }],
+    }),
+  );
+  const accounts = path.join(dir, 'accounts.ndjson');
+  await writeLines(accounts, sizes.accounts, (n) =>
+    JSON.stringify({
       import_supplier: SUPPLIER,
-      external_account_number: accountNumber(start + k),
+      external_account_number: accountNumber(n - 1),
       state: 'imported',
       open_statement_from: '2019-10-01',
-    }));
-    const head =
-      start === 0
-        ? {
-            suppliers: [{ code: SUPPLIER, status: 'Ongoing', document_root: 'imports/rehearsal' }],
-            organisations: [{ name: 'rehearsal-migration', api_key: API_KEY, suppliers: [SUPPLIER] }],
-          }
-        : {};
-    writeFileSync(file, JSON.stringify({ ...head, accounts }));
-    applyFiles.push(file);
-  }
+    }),
+  );
+  const applyFiles = [setup, accounts];
 
   // Sorted by account, as an export usually is: account a gets lines a*per … (a+1)*per-1.
   const perAccount = (total: number) => Math.max(1, Math.ceil(total / sizes.accounts));
