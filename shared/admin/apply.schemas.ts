@@ -11,7 +11,8 @@ const withCode = (code: string, message: string) => ({ message, params: { code }
 export const SupplierCode = z
   .string()
   .min(1)
-  .max(128)
+  // abort: the pattern below then only ever runs on at most 128 characters.
+  .max(128, { abort: true })
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'Use letters, digits, "_" and "-" only, starting with a letter or digit.');
 
 /** A supplier code used as a reference: any existing code, whatever its spelling rules were. */

@@ -55,7 +55,7 @@ const fieldCodes: Record<string, string> = {
   invalid: 'Wrong type or format (dates, datetimes, numbers).',
   invalid_choice: 'Not one of the allowed values.',
   min_length: 'A string or list is too short.',
-  max_length: 'A string or list is too long (lists: more items than the per-request limit).',
+  max_length: 'A string or list is too long (lists: more items than the per-request limit; decimal strings: over 64 characters).',
   min_value: 'A number is too small.',
   max_value: 'A number is too large.',
   null_characters_not_allowed: 'A string or key holds a NUL character, which the database cannot store.',
@@ -85,7 +85,8 @@ export const ERRORS = {
       ...fieldCodes,
       note_body_or_document_path_not_found: 'A note has neither `body` nor a document path.',
       note_unpin_at_earlier_than_creation_date: '`unpin_at` is earlier than the `created_at` sent.',
-      invalid_document_path: 'A document path is absolute, has `.`/`..`/empty segments, backslashes or control characters, or is over 1024 characters.',
+      invalid_document_path:
+        'A document path is absolute, has empty segments or a segment of dots only (also percent-encoded or look-alike dots), backslashes, encoded separators or control characters, or is over 1024 characters.',
     },
   },
   statements: {
@@ -160,6 +161,7 @@ export const ERRORS = {
     ),
     fieldCodes: {
       ...fieldCodes,
+      invalid_vendor_reference: 'The reference does not have the vendor\'s shape (STRIPE: a PaymentMethod id, `pm_` and letters and digits, at most 255 characters); the vendor was not asked.',
       mutually_exclusive_field_required: 'Both `reference` and the deprecated `instruction_reference` were sent.',
       ledger_code_does_not_exist: '`ledger_code` was sent; this service knows no ledger codes.',
       account_already_has_active_instruction: 'Reported on `non_field_errors`.',
