@@ -101,13 +101,38 @@ export interface ProcessListRow {
 /**
  * Streams the supplier's processes in external-account-number order from a server-side cursor, so a
  * million rows never sit in memory. The caller must call `release` when the stream ends or fails.
+ * The cursor runs in a read-only transaction whose statement_timeout bounds the whole stream: the
+ * cursor's portal stays one unfinished statement until it is closed, so a client that stops reading
+ * cannot hold the connection longer than `statementTimeoutMs`.
  */
 export async function streamProcessList(
   pool: Pool,
   supplierCode: string,
   filter: ProcessListFilter,
+  statementTimeoutMs: number,
 ): Promise<{ stream: QueryStream; release: (err?: Error) => void }> {
   const client: PoolClient = await pool.connect();
+  // The stream reports a lost connection; the client's own 'error' event must not crash the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  let released = false;
+  const release = (err?: Error) => {
+    if (released) return;
+    released = true;
+    client.off('error', ignore);
+    // A failed or abandoned cursor leaves its connection in an unknown state: it is destroyed, not reused.
+    if (err) return client.release(err);
+    client.query('COMMIT').then(
+      () => client.release(),
+      (commitErr: Error) => client.release(commitErr),
+    );
+  };
+  try {
+    await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.round(statementTimeoutMs)}`);
+  } catch (err) {
+    release(err as Error);
+    throw err;
+  }
   const stream = new QueryStream(
     `SELECT p.external_account_number,
             a.platform_account_number,
@@ -119,18 +144,6 @@ export async function streamProcessList(
     [supplierCode],
     { batchSize: 2000 },
   );
-  // The stream reports a lost connection; the client's own 'error' event must not crash the process.
-  const ignore = () => undefined;
-  client.on('error', ignore);
   client.query(stream);
-  let released = false;
-  return {
-    stream,
-    release: (err) => {
-      if (released) return;
-      released = true;
-      client.off('error', ignore);
-      client.release(err);
-    },
-  };
+  return { stream, release };
 }

@@ -20,6 +20,13 @@ const authenticated: ErrorCatalogue = {
   },
   429: { rate_limited: "Over the organisation's requests per minute; wait for `Retry-After` seconds." },
   500: { server_error: 'Unexpected error; the body carries an `error_id` to quote.' },
+  503: { database_busy: 'No database connection came free within `DB_ACQUIRE_TIMEOUT_MS`; nothing was done. Retry as it is after `Retry-After`.' },
+};
+
+/** Load shedding of requests that hold a resource long (streamed lists, queued writes): README "Load shedding". */
+const concurrencyLimited: ErrorCatalogue = {
+  429: { too_many_concurrent_requests: 'The organisation already has its allowed number of these requests running in this process; nothing was done. Retry after `Retry-After`.' },
+  503: { server_busy: 'The process is at its limit of these requests for all organisations; nothing was done. Retry after `Retry-After`.' },
 };
 
 const jsonBody: ErrorCatalogue = {
@@ -118,6 +125,7 @@ export const ERRORS = {
         500: { temporary_failure: 'The import failed on a temporary fault after every retry; nothing was imported. Retry as it is.' },
       },
       queued,
+      concurrencyLimited,
       jsonBody,
       authenticated,
     ),
@@ -156,6 +164,7 @@ export const ERRORS = {
         },
       },
       queued,
+      concurrencyLimited,
       jsonBody,
       authenticated,
     ),
@@ -179,7 +188,7 @@ export const ERRORS = {
     ),
   },
   processList: {
-    statuses: merge({ 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } }, authenticated),
+    statuses: merge({ 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } }, concurrencyLimited, authenticated),
   },
   obtainToken: {
     statuses: merge(jsonBody, {
