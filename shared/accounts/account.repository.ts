@@ -101,38 +101,19 @@ export interface ProcessListRow {
 /**
  * Streams the supplier's processes in external-account-number order from a server-side cursor, so a
  * million rows never sit in memory. The caller must call `release` when the stream ends or fails.
- * The cursor runs in a read-only transaction whose statement_timeout bounds the whole stream: the
- * cursor's portal stays one unfinished statement until it is closed, so a client that stops reading
- * cannot hold the connection longer than `statementTimeoutMs`.
+ * The cursor runs in a read-only transaction; `timeoutMs` bounds it twice: PostgreSQL's
+ * statement_timeout bounds each fetch, and a timer bounds the whole stream. The timer is needed
+ * because PostgreSQL stops the statement clock whenever a fetch returns, so a cursor whose client
+ * stopped reading sits "active" with no clock running; destroying the stream fails the response and
+ * destroys the connection, which ends the backend's cursor.
  */
 export async function streamProcessList(
   pool: Pool,
   supplierCode: string,
   filter: ProcessListFilter,
-  statementTimeoutMs: number,
+  timeoutMs: number,
 ): Promise<{ stream: QueryStream; release: (err?: Error) => void }> {
   const client: PoolClient = await pool.connect();
-  // The stream reports a lost connection; the client's own 'error' event must not crash the process.
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  let released = false;
-  const release = (err?: Error) => {
-    if (released) return;
-    released = true;
-    client.off('error', ignore);
-    // A failed or abandoned cursor leaves its connection in an unknown state: it is destroyed, not reused.
-    if (err) return client.release(err);
-    client.query('COMMIT').then(
-      () => client.release(),
-      (commitErr: Error) => client.release(commitErr),
-    );
-  };
-  try {
-    await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.round(statementTimeoutMs)}`);
-  } catch (err) {
-    release(err as Error);
-    throw err;
-  }
   const stream = new QueryStream(
     `SELECT p.external_account_number,
             a.platform_account_number,
@@ -144,6 +125,35 @@ export async function streamProcessList(
     [supplierCode],
     { batchSize: 2000 },
   );
+  // A connection lost between fetches (PostgreSQL ending the idle session, a restart) reaches no
+  // pending read while backpressure holds the stream: fail the stream from here. The listener also
+  // keeps the client's 'error' event from crashing the process.
+  const lost = (err: Error) => stream.destroy(err);
+  client.on('error', lost);
+  let released = false;
+  const release = (err?: Error) => {
+    if (released) return;
+    released = true;
+    client.off('error', lost);
+    // A failed or abandoned cursor leaves its connection in an unknown state: it is destroyed, not reused.
+    if (err) return client.release(err);
+    client.query('COMMIT').then(
+      () => client.release(),
+      (commitErr: Error) => client.release(commitErr),
+    );
+  };
+  try {
+    const ms = Math.round(timeoutMs);
+    await client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${ms}`);
+  } catch (err) {
+    release(err as Error);
+    throw err;
+  }
+  const deadline = setTimeout(() => {
+    if (!stream.destroyed && !stream.readableEnded) stream.destroy(new Error(`list cursor open longer than ${timeoutMs} ms`));
+  }, timeoutMs);
+  deadline.unref();
+  stream.once('close', () => clearTimeout(deadline));
   client.query(stream);
   return { stream, release };
 }
