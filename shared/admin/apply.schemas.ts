@@ -37,6 +37,11 @@ export const ApiKeyValue = z
 export const OrganisationName = z.string().min(1).max(200);
 export const ExternalAccountNumber = z.string().min(1).max(128);
 export const PlatformAccountNumber = z.string().min(1).max(128);
+// A Stripe customer id: `cus_` and alphanumerics (length checked first, so the pattern runs on 255 at most).
+export const StripeCustomerId = z
+  .string()
+  .max(255, { abort: true })
+  .regex(/^cus_[A-Za-z0-9]+$/, 'A Stripe customer id is "cus_" followed by letters and digits.');
 export const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
 
 export const SupplierSpec = z.strictObject({
@@ -59,6 +64,7 @@ export const AccountSpec = z.strictObject({
   platform_account_number: PlatformAccountNumber.optional(),
   account_created_at: IsoDateTime.optional(),
   open_statement_from: IsoDate.optional(),
+  stripe_customer: StripeCustomerId.optional(),
 });
 
 export const ApplyFile = z.strictObject({

@@ -157,6 +157,7 @@ export const ERRORS = {
           payment_method_not_a_card: 'The vendor holds the reference, but not as a card.',
           payment_method_not_attached: 'The card is not attached to a customer at the vendor, so it cannot be reused.',
           payment_method_card_expired: 'The card has expired.',
+          payment_method_customer_mismatch: 'The PaymentMethod is attached to another Stripe customer than the one recorded for the account.',
         },
         500: {
           vendor_unavailable: 'The vendor could not be reached, timed out or failed, on every retry. Retry the request as it is.',
@@ -179,6 +180,7 @@ export const ERRORS = {
       payment_method_not_a_card: 'Reported on `reference`.',
       payment_method_not_attached: 'Reported on `reference`.',
       payment_method_card_expired: 'Reported on `reference`.',
+      payment_method_customer_mismatch: 'Reported on `reference`.',
     },
   },
   transferStatus: {

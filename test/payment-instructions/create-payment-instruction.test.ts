@@ -46,7 +46,9 @@ describe('POST payment-instruction/create', () => {
       country: 'GB',
       livemode: false,
     });
-    expect(vendorCalls(world.fake, method.id)).toEqual([{ method: 'GET', path: `/v1/payment_methods/${method.id}`, mode: 'healthy', status: 200 }]);
+    expect(vendorCalls(world.fake, method.id)).toEqual([
+      { method: 'GET', path: `/v1/payment_methods/${method.id}`, mode: 'healthy', status: 200, startedAt: expect.any(Number), answeredAt: expect.any(Number) },
+    ]);
   });
 
   it("accepts the contract's example payload with a PaymentMethod id as the reference", async () => {
