@@ -10,10 +10,14 @@ import { ConcurrencySlots, holdSlot } from './load-shedding';
 
 export type StreamSlots = ConcurrencySlots;
 
+/** Connections of the pool that streams may never take: short requests (status, writes) always find one. */
+const POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS = 2;
+
 /** One per process: lists and CSV downloads draw from the same slots because they hold the same pool. */
 export function createStreamSlots(config: Config): StreamSlots {
   return new ConcurrencySlots('streamed downloads', {
-    perProcess: config.LIST_STREAMS_PER_PROCESS,
+    // A configured value that would let streams hold the whole pool is lowered, whatever was set.
+    perProcess: Math.max(1, Math.min(config.LIST_STREAMS_PER_PROCESS, config.DB_POOL_SIZE - POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS)),
     perOrganisation: config.LIST_STREAMS_PER_ORGANISATION,
     retryAfterSeconds: config.LOAD_SHED_RETRY_AFTER_SECONDS,
   });
