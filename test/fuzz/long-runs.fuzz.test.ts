@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
 import { SupplierCode } from '../../shared/admin/apply.schemas';
+import { StaffUsername } from '../../shared/staff/staff.schemas';
 import { DecimalField, DocumentPath, IsoDate, IsoDateTime } from '../../shared/platform/fields';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
 import { parseIdempotencyKey } from '../../shared/requests/idempotency-key';
@@ -36,6 +37,7 @@ const FIELDS: PatternField[] = [
   { name: 'a date', valid: fc.constantFrom('1', '-', '0'), bad: fc.constantFrom('x', 'T', '/'), refuses: refuses(IsoDate) },
   { name: 'a datetime', valid: fc.constantFrom('1', '-', ':', 'T'), bad: fc.constantFrom('x', 'Q'), refuses: refuses(IsoDateTime) },
   { name: 'a document path', valid: fc.constantFrom('a', '/b', '.', '%2e'), bad: fc.constantFrom('\\', '\u0000', '//'), refuses: refuses(DocumentPath) },
+  { name: 'a staff user name', valid: fc.constantFrom('a', '.', '@', ' '), bad: fc.constantFrom('/', '!', '\u00e9'), refuses: refuses(StaffUsername) },
   { name: 'a supplier code', valid: fc.constantFrom('A', '_', '-', '9'), bad: fc.constantFrom(' ', '/', '.'), refuses: refuses(SupplierCode) },
   {
     name: 'a Stripe payment-method reference',
