@@ -51,7 +51,8 @@ export const ConfigSchema = z.object({
   // connection for their whole run: per process they get fewer slots than the pool has connections,
   // so short requests always find one, and one organisation (or staff user) gets only a few of them.
   LIST_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(6),
-  LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(2),
+  // Three: a migration script may fetch the all, pending and imported lists at once.
+  LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(3),
   // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
   // accounts takes ~6 s.
   LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
