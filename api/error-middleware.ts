@@ -2,7 +2,8 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, AuthenticationError, UnavailableError } from '../shared/platform/errors';
+import { isPoolAcquireTimeout } from '../shared/platform/db';
+import { AppError, AuthenticationError, OverloadError, UnavailableError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -16,15 +17,19 @@ export function notFoundHandler(): RequestHandler {
   };
 }
 
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
-  return (err: unknown, req, res, _next) => {
+export function errorMiddleware(logger: Logger, retryAfterSeconds: number): ErrorRequestHandler {
+  return (thrown: unknown, req, res, _next) => {
+    // Every connection stayed busy for the whole acquire time-out: shed the request rather than queue it.
+    const err = isPoolAcquireTimeout(thrown)
+      ? new OverloadError(503, 'database_busy', 'The database is busy. Retry the request as it is after Retry-After.', retryAfterSeconds)
+      : thrown;
     if (res.headersSent) {
       // A streamed body failed half-way: the only honest signal left is to cut the connection.
       logger.error({ err, path: req.path }, 'error after response started');
       res.destroy();
       return;
     }
-    if (err instanceof UnavailableError) {
+    if (err instanceof UnavailableError || err instanceof OverloadError) {
       res.set('Retry-After', String(err.retryAfterSeconds));
     }
     if (err instanceof AuthenticationError) {

@@ -16,7 +16,8 @@ declare module 'express-serve-static-core' {
 export function requestId(): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
-    const id = given && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
+    // The length first: the pattern then only ever runs on at most 128 characters.
+    const id = given && given.length <= 128 && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
     req.requestId = id;
     res.set('X-Request-Id', id);
     next();

@@ -13,6 +13,7 @@ import { createQueuedRequests, type QueuedRequests } from '../shared/requests/qu
 import { authenticate } from './auth/authenticate';
 import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
+import { ConcurrencySlots, holdSlot } from './load-shedding';
 import { httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
@@ -25,6 +26,7 @@ import { paymentInstructionRoutes } from './routes/payment-instructions.routes';
 import { reconciliationRoutes } from './routes/reconciliation.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
+import { createStreamSlots, type StreamSlots } from './streaming';
 
 export interface AppDeps {
   config: Config;
@@ -40,10 +42,13 @@ export interface AppDeps {
   now?: () => Date;
   /** True once startApi's stop() began draining: every answer then closes its connection. */
   stopping?: () => boolean;
+  /** The process's slots for streamed downloads (created from config when not given). */
+  streams?: StreamSlots;
 }
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
+  const streams = deps.streams ?? createStreamSlots(config);
   const signer = deps.signer ?? createTokenSigner(config.TOKEN_SECRET, config.TOKEN_TTL_SECONDS);
   const verifier = cachingVerifier(signer, { maxEntries: config.TOKEN_CACHE_SIZE, ttlMs: config.TOKEN_CACHE_SECONDS * 1000 });
   const app = express();
@@ -64,23 +69,28 @@ export function createApp(deps: AppDeps): Express {
   // Public documentation: mounted before /v1, whose routers authenticate.
   app.use(docsRoutes(config));
   // Staff pages read only their session cookie; the data-import API below reads only Authorization.
-  app.use(staffRoutes(deps));
+  app.use(staffRoutes({ ...deps, streams }));
 
   const v1 = express.Router();
   v1.use(requireJsonBody());
   // Unknown JSON is parsed into plain objects; `__proto__` keys stay data (JSON.parse never assigns prototypes).
-  v1.use(express.json({ limit: config.BODY_LIMIT_BYTES, strict: false }));
+  // Bodies are parsed only once the caller is known to be allowed: obtainToken, which cannot
+  // authenticate first, after its rate limit and with a limit of its own far below the API's.
+  const parseJson = (limit: number) => express.json({ limit, strict: false });
   v1.post(
     '/graphql/',
     tokenRateLimit(redis, config),
+    parseJson(config.GRAPHQL_BODY_LIMIT_BYTES),
     graphqlHandler({ db, signer, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, now: deps.now }),
   );
 
   const dataImport = express.Router();
   dataImport.use(authenticate(verifier));
   dataImport.use(organisationRateLimit(redis, config));
-  dataImport.use(accountRoutes(db, logger));
-  dataImport.use(reconciliationRoutes(db, logger));
+  dataImport.use(parseJson(config.BODY_LIMIT_BYTES));
+  dataImport.post(['/transactions/create/', '/payment-instruction/create/'], queuedWriteCap(config));
+  dataImport.use(accountRoutes({ db, logger, config, streams }));
+  dataImport.use(reconciliationRoutes({ db, logger, config, streams }));
   dataImport.use(noteRoutes(deps));
   dataImport.use(statementRoutes(deps));
   dataImport.use(transactionRoutes(deps));
@@ -89,8 +99,22 @@ export function createApp(deps: AppDeps): Express {
   app.use('/v1', v1);
 
   app.use(notFoundHandler());
-  app.use(errorMiddleware(logger));
+  app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
   return app;
+}
+
+/**
+ * Queued writes hold their HTTP request open for up to RESULT_WAIT_MS while the workers run: bound how
+ * many wait at once per organisation and per process, so a burst answers 429/503 at once instead of
+ * piling up sockets, queue listeners and jobs that delay every other tenant.
+ */
+function queuedWriteCap(config: Config): express.RequestHandler {
+  const slots = new ConcurrencySlots('queued writes waiting for their answer', {
+    perProcess: config.QUEUED_REQUESTS_PER_PROCESS,
+    perOrganisation: config.QUEUED_REQUESTS_PER_ORGANISATION,
+    retryAfterSeconds: config.LOAD_SHED_RETRY_AFTER_SECONDS,
+  });
+  return holdSlot(slots, (req) => `org:${req.caller?.organisationId ?? 'anonymous'}`);
 }
 
 export interface RunningApi {

@@ -3,9 +3,11 @@ import { Router, type Response } from 'express';
 import { Transform, pipeline } from 'node:stream';
 import { getTransferStatus, openProcessList } from '../../shared/accounts/account.use-cases';
 import type { ProcessListFilter, ProcessListRow } from '../../shared/accounts/account.repository';
+import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
+import { holdStreamSlot, watchWriteProgress, type StreamSlots } from '../streaming';
 
 const LISTS: Record<string, ProcessListFilter> = {
   'all-account-import-processes': 'all',
@@ -13,8 +15,16 @@ const LISTS: Record<string, ProcessListFilter> = {
   'imported-account-import-processes': 'imported',
 };
 
-export function accountRoutes(db: Database, logger: Logger): Router {
+export interface AccountRouteDeps {
+  db: Database;
+  logger: Logger;
+  config: Config;
+  streams: StreamSlots;
+}
+
+export function accountRoutes({ db, logger, config, streams }: AccountRouteDeps): Router {
   const router = Router();
+  const organisationOf = (req: Parameters<typeof callerOf>[0]) => `org:${callerOf(req).organisationId}`;
 
   router.get('/account-transfer-status/:supplier/:externalAccountNumber/', async (req, res) => {
     const { organisationId } = callerOf(req);
@@ -22,9 +32,11 @@ export function accountRoutes(db: Database, logger: Logger): Router {
   });
 
   for (const [path, filter] of Object.entries(LISTS)) {
+    router.get(`/${path}/:supplier/`, holdStreamSlot(streams, organisationOf));
     router.get(`/${path}/:supplier/`, async (req, res) => {
       const { organisationId } = callerOf(req);
-      const list = await openProcessList(db, organisationId, req.params.supplier, filter);
+      const list = await openProcessList(db, organisationId, req.params.supplier, filter, config.LIST_STATEMENT_TIMEOUT_MS);
+      watchWriteProgress(res, config.STREAM_IDLE_TIMEOUT_MS);
       streamJsonArray(res, list.stream, list.release, logger);
     });
   }

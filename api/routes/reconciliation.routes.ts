@@ -1,6 +1,6 @@
 // GET /v1/data-import/reconciliation/<supplier>/: one row per imported account with what the service
 // stored, streamed from a cursor as NDJSON (default) or CSV (`Accept: text/csv`).
-import { Router, type RequestHandler, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { Transform, pipeline } from 'node:stream';
 import {
   openReconciliation,
@@ -9,21 +9,22 @@ import {
   toReconciliationRow,
 } from '../../shared/reconciliation/reconciliation.use-cases';
 import type { ReconciliationDbRow } from '../../shared/reconciliation/reconciliation.repository';
-import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
+import { holdStreamSlot, watchWriteProgress } from '../streaming';
+import type { AccountRouteDeps } from './accounts.routes';
 
-/**
- * `before` runs ahead of the handler on this route only (a limiter on concurrent streamed lists, for
- * one): a stream holds a pooled connection for as long as the client reads.
- */
-export function reconciliationRoutes(db: Database, logger: Logger, before: RequestHandler[] = []): Router {
+/** Like the process lists, the stream holds a pooled connection: it takes a stream slot and is watched. */
+export function reconciliationRoutes({ db, logger, config, streams }: AccountRouteDeps): Router {
   const router = Router();
+  const path = '/reconciliation/:supplier/';
 
-  router.get('/reconciliation/:supplier/', ...before, async (req, res) => {
+  router.get(path, holdStreamSlot(streams, (req) => `org:${callerOf(req).organisationId}`));
+  router.get(path, async (req, res) => {
     const { organisationId } = callerOf(req);
     const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';
-    const list = await openReconciliation(db, organisationId, req.params.supplier as string);
+    const list = await openReconciliation(db, organisationId, req.params.supplier, config.LIST_STATEMENT_TIMEOUT_MS);
+    watchWriteProgress(res, config.STREAM_IDLE_TIMEOUT_MS);
     streamRows(res, csv, list.stream, list.release, logger);
   });
 

@@ -16,10 +16,13 @@ import { loadStaff, requireStaff, secureCookies, staffSession } from './session'
 import { supportRoutes } from './support.routes';
 import { STYLESHEET_PATH } from './views/layout';
 import { STAFF_CSS } from './views/staff.css';
+import type { StreamSlots } from '../streaming';
 
 /** What the staff pages need of AppDeps (api/server.ts); AppDeps itself fits. */
 export interface StaffDeps {
   config: Config;
+  /** The API's stream slots: CSV downloads hold database connections as the process lists do. */
+  streams: StreamSlots;
   db: Database;
   logger: Logger;
   redis: RedisClient;

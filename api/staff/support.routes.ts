@@ -3,16 +3,18 @@
 import { Router, type Response } from 'express';
 import { Transform, pipeline } from 'node:stream';
 import type { ProcessListRow } from '../../shared/accounts/account.repository';
+import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { csvRow } from '../../shared/staff/csv';
 import { accountsPage, findAccount, listSuppliers, openAccountsCsv, supplierOverview } from '../../shared/staff/support.use-cases';
+import { holdStreamSlot, watchWriteProgress, type StreamSlots } from '../streaming';
 import { csrfToken } from './csrf';
 import { staffOf } from './session';
 import { accountPage, accountsListPage, supplierPage, suppliersPage } from './views/support.views';
 import type { PageContext } from './views/layout';
 
-export function supportRoutes(deps: { db: Database; logger: Logger }): Router {
+export function supportRoutes(deps: { db: Database; logger: Logger; config: Config; streams: StreamSlots }): Router {
   const router = Router();
   const { db } = deps;
   const ctx = (req: Parameters<typeof staffOf>[0]): PageContext => ({ staff: staffOf(req), csrfToken: csrfToken(req) });
@@ -34,10 +36,15 @@ export function supportRoutes(deps: { db: Database; logger: Logger }): Router {
     res.status(result.found ? 200 : 404).type('html').send(accountPage(ctx(req), result));
   });
 
+  // A download holds a database connection throughout: staff users share the API's stream slots, each
+  // user counting as one owner.
+  const staffUser = (req: Parameters<typeof staffOf>[0]) => `staff:${staffOf(req).username}`;
+  router.get('/support/suppliers/:code/accounts.csv', holdStreamSlot(deps.streams, staffUser));
   router.get('/support/suppliers/:code/accounts.csv', async (req, res) => {
-    const csv = await openAccountsCsv(db, req.params.code, req.query);
+    const csv = await openAccountsCsv(db, req.params.code, req.query, deps.config.LIST_STATEMENT_TIMEOUT_MS);
     const filename = `${req.params.code}-${csv.list}-accounts.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
     res.attachment(filename);
+    watchWriteProgress(res, deps.config.STREAM_IDLE_TIMEOUT_MS);
     streamCsv(res, csv.stream, csv.release, deps.logger);
   });
 

@@ -1,8 +1,8 @@
 // Account import processes and accounts, always read through the caller's organisation: a supplier
 // the organisation is not assigned to behaves exactly as one that does not exist. Plain SQL on pg:
 // every write and every status request starts here (see shared/platform/db.ts for the cost of Prisma).
-import type { Pool, PoolClient } from 'pg';
-import QueryStream from 'pg-query-stream';
+import type { Pool } from 'pg';
+import { openBoundedCursor, type OpenCursor } from '../platform/cursor';
 import type { Prepared, Sql } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
 
@@ -99,16 +99,12 @@ export interface ProcessListRow {
 }
 
 /**
- * Streams the supplier's processes in external-account-number order from a server-side cursor, so a
- * million rows never sit in memory. The caller must call `release` when the stream ends or fails.
+ * Streams the supplier's processes in external-account-number order from a bounded server-side cursor
+ * (shared/platform/cursor.ts); `timeoutMs` bounds each fetch and the whole stream.
  */
-export async function streamProcessList(
-  pool: Pool,
-  supplierCode: string,
-  filter: ProcessListFilter,
-): Promise<{ stream: QueryStream; release: (err?: Error) => void }> {
-  const client: PoolClient = await pool.connect();
-  const stream = new QueryStream(
+export function streamProcessList(pool: Pool, supplierCode: string, filter: ProcessListFilter, timeoutMs: number): Promise<OpenCursor> {
+  return openBoundedCursor(
+    pool,
     `SELECT p.external_account_number,
             a.platform_account_number,
             to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS account_created_at
@@ -117,20 +113,6 @@ export async function streamProcessList(
       WHERE p.supplier_code = $1 ${FILTER_SQL[filter]}
       ORDER BY p.external_account_number`,
     [supplierCode],
-    { batchSize: 2000 },
+    { batchSize: 2000, timeoutMs, what: 'list' },
   );
-  // The stream reports a lost connection; the client's own 'error' event must not crash the process.
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  client.query(stream);
-  let released = false;
-  return {
-    stream,
-    release: (err) => {
-      if (released) return;
-      released = true;
-      client.off('error', ignore);
-      client.release(err);
-    },
-  };
 }

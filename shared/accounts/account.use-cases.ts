@@ -36,11 +36,12 @@ export async function openProcessList(
   organisationId: number,
   supplierCode: string,
   filter: repo.ProcessListFilter,
+  statementTimeoutMs: number,
 ) {
   if (!isStorableText(supplierCode) || !(await repo.isSupplierVisible(db.pool, organisationId, supplierCode))) {
     throw supplierNotFound();
   }
-  return repo.streamProcessList(db.pool, supplierCode, filter);
+  return repo.streamProcessList(db.pool, supplierCode, filter, statementTimeoutMs);
 }
 
 /**

@@ -68,10 +68,14 @@ export async function isPlatformAccountNumberTaken(db: DbClient, platformAccount
 
 export async function insertAccount(
   db: DbClient,
-  a: { processId: number; platformAccountNumber: string; createdAt: Date },
+  a: { processId: number; platformAccountNumber: string; createdAt: Date; stripeCustomerId: string | null },
 ): Promise<number> {
   const row = await db.account.create({ data: a, select: { id: true } });
   return row.id;
+}
+
+export async function recordStripeCustomer(db: DbClient, accountId: number, stripeCustomerId: string): Promise<void> {
+  await db.account.update({ where: { id: accountId }, data: { stripeCustomerId } });
 }
 
 export async function findOpenStatementPeriod(db: DbClient, accountId: number) {

@@ -35,7 +35,7 @@ export async function upsertAccount(tx: DbClient, a: AccountSpecT): Promise<Acco
     if (existing?.account) {
       throw ValidationError.single('state', 'account_already_imported', 'An imported account cannot go back to an earlier state.');
     }
-    for (const field of ['platform_account_number', 'account_created_at', 'open_statement_from'] as const) {
+    for (const field of ['platform_account_number', 'account_created_at', 'open_statement_from', 'stripe_customer'] as const) {
       if (a[field] !== undefined) {
         throw ValidationError.single(field, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`);
       }
@@ -60,7 +60,7 @@ async function createAccount(tx: DbClient, processId: number, a: AccountSpecT): 
     );
   }
   const platformAccountNumber = a.platform_account_number ?? (await freePlatformAccountNumber(tx));
-  const accountId = await repo.insertAccount(tx, { processId, platformAccountNumber, createdAt });
+  const accountId = await repo.insertAccount(tx, { processId, platformAccountNumber, createdAt, stripeCustomerId: a.stripe_customer ?? null });
   await repo.openStatementPeriod(tx, accountId, midnightUtc(a.open_statement_from ?? day(createdAt)));
   return platformAccountNumber;
 }
@@ -86,6 +86,8 @@ async function reconcileAccount(
     );
   }
   if (a.open_statement_from !== undefined) await moveOpenStatementPeriod(tx, account.id, midnightUtc(a.open_statement_from));
+  // The recorded customer may be set or corrected later (instructions already stored are not re-checked).
+  if (a.stripe_customer !== undefined) await repo.recordStripeCustomer(tx, account.id, a.stripe_customer);
   return account.platformAccountNumber;
 }
 

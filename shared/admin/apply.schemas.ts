@@ -11,7 +11,8 @@ const withCode = (code: string, message: string) => ({ message, params: { code }
 export const SupplierCode = z
   .string()
   .min(1)
-  .max(128)
+  // abort: the pattern below then only ever runs on at most 128 characters.
+  .max(128, { abort: true })
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'Use letters, digits, "_" and "-" only, starting with a letter or digit.');
 
 /** A supplier code used as a reference: any existing code, whatever its spelling rules were. */
@@ -36,6 +37,11 @@ export const ApiKeyValue = z
 export const OrganisationName = z.string().min(1).max(200);
 export const ExternalAccountNumber = z.string().min(1).max(128);
 export const PlatformAccountNumber = z.string().min(1).max(128);
+// A Stripe customer id: `cus_` and alphanumerics (length checked first, so the pattern runs on 255 at most).
+export const StripeCustomerId = z
+  .string()
+  .max(255, { abort: true })
+  .regex(/^cus_[A-Za-z0-9]+$/, 'A Stripe customer id is "cus_" followed by letters and digits.');
 export const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
 
 export const SupplierSpec = z.strictObject({
@@ -58,6 +64,7 @@ export const AccountSpec = z.strictObject({
   platform_account_number: PlatformAccountNumber.optional(),
   account_created_at: IsoDateTime.optional(),
   open_statement_from: IsoDate.optional(),
+  stripe_customer: StripeCustomerId.optional(),
 });
 
 export const ProductCode = z.string().min(1).max(255);

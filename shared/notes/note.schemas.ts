@@ -5,11 +5,14 @@ import { ACCOUNT_ALIAS_WHEN, AliasedAccountReference, checkAccountNumberAlias, D
 
 export const NoteDocument = z.object({ document_path: DocumentPath });
 
+/** Document paths per note: the contract sets no limit; a note is a letter with its attachments. */
+export const MAX_DOCUMENT_PATHS = 100;
+
 export const Note = z
   .object({
     // No length limit (the contract has none); the request body limit bounds it.
     body: z.string().min(1).optional(),
-    document_paths: z.array(NoteDocument).optional(),
+    document_paths: z.array(NoteDocument).max(MAX_DOCUMENT_PATHS).optional(),
     created_at: IsoDateTime.optional(),
     is_pinned: z.boolean().optional(),
     unpin_at: IsoDateTime.optional(),

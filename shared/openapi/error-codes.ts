@@ -20,6 +20,13 @@ const authenticated: ErrorCatalogue = {
   },
   429: { rate_limited: "Over the organisation's requests per minute; wait for `Retry-After` seconds." },
   500: { server_error: 'Unexpected error; the body carries an `error_id` to quote.' },
+  503: { database_busy: 'No database connection came free within `DB_ACQUIRE_TIMEOUT_MS`; nothing was done. Retry as it is after `Retry-After`.' },
+};
+
+/** Load shedding of requests that hold a resource long (streamed lists, queued writes): README "Load shedding". */
+const concurrencyLimited: ErrorCatalogue = {
+  429: { too_many_concurrent_requests: 'The organisation already has its allowed number of these requests running in this process; nothing was done. Retry after `Retry-After`.' },
+  503: { server_busy: 'The process is at its limit of these requests for all organisations; nothing was done. Retry after `Retry-After`.' },
 };
 
 const jsonBody: ErrorCatalogue = {
@@ -55,7 +62,7 @@ const fieldCodes: Record<string, string> = {
   invalid: 'Wrong type or format (dates, datetimes, numbers).',
   invalid_choice: 'Not one of the allowed values.',
   min_length: 'A string or list is too short.',
-  max_length: 'A string or list is too long (lists: more items than the per-request limit).',
+  max_length: 'A string or list is too long (lists: more items than the per-request limit; decimal strings: over 64 characters).',
   min_value: 'A number is too small.',
   max_value: 'A number is too large.',
   null_characters_not_allowed: 'A string or key holds a NUL character, which the database cannot store.',
@@ -91,7 +98,8 @@ export const ERRORS = {
       ...accountAlias,
       note_body_or_document_path_not_found: 'A note has neither `body` nor a document path.',
       note_unpin_at_earlier_than_creation_date: '`unpin_at` is earlier than the `created_at` sent.',
-      invalid_document_path: 'A document path is absolute, has `.`/`..`/empty segments, backslashes or control characters, or is over 1024 characters.',
+      invalid_document_path:
+        'A document path is absolute, has empty segments or a segment of dots only (also percent-encoded or look-alike dots), backslashes, encoded separators or control characters, or is over 1024 characters.',
     },
   },
   statements: {
@@ -123,6 +131,7 @@ export const ERRORS = {
         500: { temporary_failure: 'The import failed on a temporary fault after every retry; nothing was imported. Retry as it is.' },
       },
       queued,
+      concurrencyLimited,
       jsonBody,
       authenticated,
     ),
@@ -162,6 +171,7 @@ export const ERRORS = {
           payment_method_not_a_card: 'The vendor holds the reference, but not as a card.',
           payment_method_not_attached: 'The card is not attached to a customer at the vendor, so it cannot be reused.',
           payment_method_card_expired: 'The card has expired.',
+          payment_method_customer_mismatch: 'The PaymentMethod is attached to another Stripe customer than the one recorded for the account.',
         },
         500: {
           vendor_unavailable: 'The vendor could not be reached, timed out or failed, on every retry. Retry the request as it is.',
@@ -169,11 +179,13 @@ export const ERRORS = {
         },
       },
       queued,
+      concurrencyLimited,
       jsonBody,
       authenticated,
     ),
     fieldCodes: {
       ...fieldCodes,
+      invalid_vendor_reference: 'The reference does not have the vendor\'s shape (STRIPE: a PaymentMethod id, `pm_` and letters and digits, at most 255 characters); the vendor was not asked.',
       mutually_exclusive_field_required: 'Both `reference` and the deprecated `instruction_reference` were sent.',
       ledger_code_does_not_exist: '`ledger_code` was sent; this service knows no ledger codes.',
       account_already_has_active_instruction: 'Reported on `non_field_errors`.',
@@ -182,6 +194,7 @@ export const ERRORS = {
       payment_method_not_a_card: 'Reported on `reference`.',
       payment_method_not_attached: 'Reported on `reference`.',
       payment_method_card_expired: 'Reported on `reference`.',
+      payment_method_customer_mismatch: 'Reported on `reference`.',
     },
   },
   transferStatus: {
@@ -191,7 +204,7 @@ export const ERRORS = {
     ),
   },
   processList: {
-    statuses: merge({ 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } }, authenticated),
+    statuses: merge({ 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } }, concurrencyLimited, authenticated),
   },
   obtainToken: {
     statuses: merge(jsonBody, {

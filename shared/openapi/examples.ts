@@ -173,9 +173,9 @@ export const transactionInvalid = {
   errors: [{ attr: 'transactions.0.amount', code: 'amount_must_be_positive', detail: 'Payments and repayments must be positive amounts.' }],
 };
 
-export const paymentInstructionRequest = { ...account, vendor: 'STRIPE', reference: 'THIS-IS-A-FAKE-REFERENCE', type: 'CARD' };
+export const paymentInstructionRequest = { ...account, vendor: 'STRIPE', reference: 'pm_1QxExampleCardReference', type: 'CARD' };
 
-export const paymentInstructionCreated = { platform_account_number: 'A-C90DC431', reference: 'THIS-IS-A-FAKE-REFERENCE' };
+export const paymentInstructionCreated = { platform_account_number: 'A-C90DC431', reference: 'pm_1QxExampleCardReference' };
 
 export const obtainTokenQuery =
   'mutation ObtainToken($input: ObtainTokenInput!) { obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }';

@@ -19,6 +19,12 @@ export async function lockAccount(db: DbClient, accountId: number): Promise<stri
   return rows[0]?.platform_account_number;
 }
 
+/** The Stripe customer the platform recorded for the account, or null when none is. */
+export async function findRecordedStripeCustomer(db: DbClient, accountId: number): Promise<string | null> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { stripeCustomerId: true } });
+  return account?.stripeCustomerId ?? null;
+}
+
 /** The account's active instructions plus the one with this vendor and reference, active or not. */
 export async function findRelevantInstructions(
   db: DbClient,

@@ -18,6 +18,20 @@ const VENDORS = Object.keys(VENDOR_TYPES) as [Vendor, ...Vendor[]];
 // three as invalid_value, so the string check runs first.
 const choice = <T extends readonly [string, ...string[]]>(values: T) => z.string().pipe(z.enum(values));
 
+/**
+ * What a vendor's reference must look like before anyone asks the vendor. A Stripe CARD reference is a
+ * PaymentMethod id: `pm_` and alphanumerics (Stripe ids are at most 255 characters). Anything else
+ * (a card number, a customer or a legacy card id) is refused without a vendor call, and its text is
+ * never echoed back.
+ */
+const REFERENCE_SHAPES: Record<Vendor, { pattern: RegExp; maxLength: number; detail: string }> = {
+  STRIPE: {
+    pattern: /^pm_[A-Za-z0-9]+$/,
+    maxLength: 255,
+    detail: 'A STRIPE reference is a Stripe PaymentMethod id: "pm_" followed by letters and digits, at most 255 characters.',
+  },
+};
+
 const issue = (code: string, message: string, path: string[]) =>
   ({ code: 'custom', message, path, params: { code } }) as const;
 
@@ -32,7 +46,7 @@ export const CreatePaymentInstructionRequest = z
     valid_from: IsoDate.nullable().optional(),
     use_for_scheduled_payments: z.boolean().nullable().optional(),
     // This service keeps no ledger types, so no code can exist (the contract's `ledger_code_does_not_exist`).
-    ledger_code: z.string().optional(),
+    ledger_code: z.string().max(255).optional(),
   })
   .superRefine((v, ctx) => {
     const types: readonly string[] = VENDOR_TYPES[v.vendor];
@@ -49,6 +63,13 @@ export const CreatePaymentInstructionRequest = z
       );
     } else if (v.reference === undefined && v.instruction_reference === undefined) {
       ctx.addIssue(issue('required', 'This field is required.', ['reference']));
+    } else {
+      const [attr, reference] = v.reference !== undefined ? ['reference', v.reference] : ['instruction_reference', v.instruction_reference!];
+      const shape = REFERENCE_SHAPES[v.vendor];
+      // The length first: the pattern only ever runs on a bounded string.
+      if (reference.length > shape.maxLength || !shape.pattern.test(reference)) {
+        ctx.addIssue(issue('invalid_vendor_reference', shape.detail, [attr]));
+      }
     }
     if (v.ledger_code !== undefined) {
       ctx.addIssue(issue('ledger_code_does_not_exist', `Ledger code "${v.ledger_code}" does not exist.`, ['ledger_code']));

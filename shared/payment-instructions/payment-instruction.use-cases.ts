@@ -67,7 +67,27 @@ async function verify(deps: CreateDeps, job: QueuedRequestData): Promise<Verifie
   const instruction = parseOrThrow(CreatePaymentInstructionRequest, job.payload);
   const stored = await repo.findRelevantInstructions(deps.db.prisma, job.accountId, instruction.vendor, instruction.reference);
   if (decide(stored, instruction) !== 'new') return { instruction };
-  return { instruction, details: await deps.verify(instruction) };
+  const details = await deps.verify(instruction);
+  await checkOwnership(deps.db.prisma, job.accountId, instruction, details);
+  return { instruction, details };
+}
+
+/**
+ * One Stripe account serves every tenant, so a valid PaymentMethod id may be another customer's card.
+ * What can be checked is checked: when the platform recorded the account's Stripe customer, the
+ * PaymentMethod must be attached to that customer. Without a recorded customer nothing here can tell.
+ */
+async function checkOwnership(db: DbClient, accountId: number, instruction: CreatePaymentInstruction, details: VendorDetails): Promise<void> {
+  if (instruction.vendor !== 'STRIPE') return;
+  const recorded = await repo.findRecordedStripeCustomer(db, accountId);
+  if (recorded !== null && details.customer !== recorded) {
+    // Neither customer id is named: the caller learns only that this card is not the account's.
+    throw ValidationError.single(
+      'reference',
+      'payment_method_customer_mismatch',
+      'The PaymentMethod is not attached to the Stripe customer recorded for this account.',
+    );
+  }
 }
 
 async function recordInstruction(tx: DbClient, accountId: number, { instruction, details }: Verified): Promise<QueuedRequestOutcome> {

@@ -76,6 +76,29 @@ export const ConfigSchema = z.object({
   STAFF_SESSION_MAX_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
   // Failed staff sign-ins per client address per minute.
   STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  // Load shedding (README "Load shedding"). Streamed lists and CSV downloads each hold a database
+  // connection for their whole run: per process they get fewer slots than the pool has connections,
+  // so short requests always find one, and one organisation (or staff user) gets only a few of them.
+  LIST_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(6),
+  // Three: a migration script may fetch the all, pending and imported lists at once.
+  LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(3),
+  // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
+  // accounts takes ~6 s.
+  LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  // A streamed response whose client has read nothing for this long is ended and its connection freed.
+  STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  // How long a request waits for a pooled database connection before 503 database_busy.
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  // Queued writes (transactions, payment instructions) waiting for their answer at once.
+  QUEUED_REQUESTS_PER_PROCESS: z.coerce.number().int().positive().default(512),
+  QUEUED_REQUESTS_PER_ORGANISATION: z.coerce.number().int().positive().default(64),
+  // Retry-After of every load-shedding answer (429 too_many_concurrent_requests, 503 server_busy/database_busy).
+  LOAD_SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(5),
+  // obtainToken is parsed before anyone is authenticated: its bodies get this much smaller limit.
+  GRAPHQL_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024),
+  // Payment-vendor look-ups in flight per organisation in one worker process (the rest wait their turn),
+  // so one tenant's burst of bad references cannot fill the vendor's breaker window for everyone.
+  VENDOR_CALLS_PER_ORGANISATION: z.coerce.number().int().positive().default(4),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

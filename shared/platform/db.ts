@@ -48,8 +48,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function createDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_SIZE'>): Database {
-  const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DB_POOL_SIZE });
+export function createDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_SIZE'> & Partial<Pick<Config, 'DB_ACQUIRE_TIMEOUT_MS'>>,
+): Database {
+  const pool = new Pool({
+    connectionString: config.DATABASE_URL,
+    max: config.DB_POOL_SIZE,
+    // A request that cannot get a connection in this time fails (503 database_busy) instead of
+    // queueing behind connections that some other caller holds for ever.
+    connectionTimeoutMillis: config.DB_ACQUIRE_TIMEOUT_MS,
+  });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -61,6 +69,20 @@ export function createDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_SI
       await pool.end();
     },
   };
+}
+
+// pg-pool's message when connectionTimeoutMillis passes without a free connection; Prisma's adapter
+// passes the same error on, possibly wrapped (hence the walk along `cause`).
+const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/** True when `err` (or what it wraps) is the pool giving up on finding a free connection. */
+export function isPoolAcquireTimeout(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current.message.includes(ACQUIRE_TIMEOUT_MESSAGE)) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /**

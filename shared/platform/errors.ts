@@ -90,3 +90,19 @@ export const accountNotFound = (): NotFoundError =>
 
 export const supplierNotFound = (): NotFoundError =>
   new NotFoundError('import_supplier_not_found', 'Import supplier not found.');
+
+/**
+ * Load shedding: 429 when the caller's organisation holds its share of a limited resource, 503 when
+ * the process (or its database pool) is full for everyone. Either way nothing was done: retry the
+ * request as it is after `Retry-After` seconds.
+ */
+export class OverloadError extends AppError {
+  constructor(
+    status: 429 | 503,
+    code: 'too_many_concurrent_requests' | 'server_busy' | 'database_busy',
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(status, code, detail);
+  }
+}

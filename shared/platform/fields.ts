@@ -52,7 +52,8 @@ export const ACCOUNT_ALIAS_WHEN = {
 
 /** `YYYY-MM-DD`, a real calendar day. Output: the same string. */
 export const IsoDate = z.string().superRefine((s, ctx) => {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  // Every pattern here runs only on text no longer than what it can match, so no input is slow to refuse.
+  const m = s.length === 10 ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(s) : null;
   const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
   if (!d || d.toISOString().slice(0, 10) !== s) {
     fail(ctx, 'invalid', 'Date has wrong format or does not exist. Use YYYY-MM-DD.');
@@ -60,10 +61,12 @@ export const IsoDate = z.string().superRefine((s, ctx) => {
 });
 
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
+/** The longest datetime DATETIME matches: `2026-11-25T09:30:00.123456+01:00`. */
+const MAX_DATETIME_TEXT = 32;
 
 /** ISO 8601 datetime with seconds, optional fraction, and `Z` or an offset. Output: a Date. */
 export const IsoDateTime = z.string().transform((s, ctx) => {
-  const m = DATETIME.exec(s);
+  const m = s.length <= MAX_DATETIME_TEXT ? DATETIME.exec(s) : null;
   const date = m ? new Date(s) : undefined;
   // new Date() rolls 2026-02-30 over to March: compare the calendar day written with the one parsed.
   const local = m && date && !Number.isNaN(date.getTime()) ? sameWrittenDay(m, date) : false;
@@ -96,12 +99,26 @@ export function formatDateTime(date: Date): string {
 /** Every decimal of at most 15 significant digits survives the trip through a double (DBL_DIG). */
 const MAX_EXACT_JSON_NUMBER_DIGITS = 15;
 
+/**
+ * Longest decimal string looked at: the widest field holds 20 digits, plus sign, point, a few leading
+ * zeros and surrounding spaces. Longer text is refused before the pattern runs.
+ */
+export const MAX_DECIMAL_TEXT = 64;
+
+// One way to match any input (digits, then an optional point with digits): no backtracking between
+// two runs of \d, which made the former pattern quadratic in the length of a refused string.
+const DECIMAL_TEXT = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 export function DecimalField(wholeDigits: number, fractionDigits: number) {
   return z.union([z.number(), z.string()]).transform((value, ctx) => {
+    if (typeof value === 'string' && value.length > MAX_DECIMAL_TEXT) {
+      fail(ctx, 'max_length', `Ensure this field has no more than ${MAX_DECIMAL_TEXT} characters.`);
+      return z.NEVER;
+    }
     let d: Decimal;
     try {
       if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('not finite');
-      if (typeof value === 'string' && !/^-?(\d+\.?\d*|\.\d+)$/.test(value.trim())) throw new Error('bad');
+      if (typeof value === 'string' && !DECIMAL_TEXT.test(value.trim())) throw new Error('bad');
       d = new Decimal(typeof value === 'number' ? String(value) : value.trim());
     } catch {
       fail(ctx, 'invalid', 'A valid number is required.');
@@ -135,22 +152,63 @@ export function formatMoney(d: Decimal): string {
 }
 
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+const MAX_DOCUMENT_PATH = 1024;
+
+// Characters that read as a full stop: what NFKC leaves alone (ideographic and Arabic full stops,
+// middle dots, dot operators, Syriac and Lisu dots). NFKC already folds the full-width, small and
+// leader dots (U+FF0E, U+FE52, U+2024, U+2025) into ".".
+const DOT_LOOK_ALIKES = /[.\u00b7\u0387\u06d4\u0701\u0702\u2027\u2219\u22c5\u2e31\u2e33\u3002\u30fb\ua4f8\ua60e\uff61\uff65]/gu;
+// Invisible format characters and spaces a file system or a reader may drop (Windows strips trailing
+// spaces and dots): ". ." or ".\u200b." must not survive as a dot segment.
+const IGNORABLE = /[\p{Cf}\p{Zs}]/gu;
+// Bounded: a path is at most 1024 characters, and each round removes at least two of them.
+const MAX_PERCENT_DECODING_ROUNDS = 4;
+
+/**
+ * The segment as a lenient server might read it: percent-decoded (repeatedly) and NFKC-folded.
+ * Undefined when a %-sequence is not UTF-8: overlong forms such as `%c0%ae` decode to "." in some
+ * old decoders.
+ */
+function decodedSegment(segment: string): string | undefined {
+  let text = segment;
+  for (let round = 0; round < MAX_PERCENT_DECODING_ROUNDS && /%[0-9a-f]{2}/i.test(text); round++) {
+    try {
+      text = decodeURIComponent(text);
+    } catch {
+      return undefined;
+    }
+  }
+  return text.normalize('NFKC');
+}
+
+/**
+ * True for a segment that some reader could take for "." or "..": made only of dots or look-alikes
+ * (with invisible characters and spaces removed), or hiding a separator or control character behind
+ * percent-encoding ("..%2f", "%00"), or percent-encoding that is not UTF-8.
+ */
+function isDeceptiveSegment(segment: string): boolean {
+  const decoded = decodedSegment(segment);
+  if (decoded === undefined || /[/\\]/.test(decoded) || CONTROL_CHARS.test(decoded)) return true;
+  const visible = decoded.replace(IGNORABLE, '');
+  return visible === '' || visible.replace(DOT_LOOK_ALIKES, '') === '';
+}
 
 /** A path relative to the supplier's document root in object storage. */
 export const DocumentPath = z.string().superRefine((p, ctx) => {
-  const segments = p.split('/');
+  // The length is checked first: every later test runs on at most MAX_DOCUMENT_PATH characters.
   const bad =
     p.length === 0 ||
-    p.length > 1024 ||
+    p.length > MAX_DOCUMENT_PATH ||
     p.startsWith('/') ||
     p.includes('\\') ||
     CONTROL_CHARS.test(p) ||
-    segments.some((s) => s === '' || s === '.' || s === '..');
+    p.split('/').some(isDeceptiveSegment);
   if (bad) {
     fail(
       ctx,
       'invalid_document_path',
-      'Document paths are relative: no leading "/", no "." , ".." or empty segments, no backslashes or control characters, at most 1024 characters.',
+      'Document paths are relative: no leading "/", no empty segments, no segment that is or decodes to dots only ' +
+        '("..", "%2e%2e", full-width or other look-alike dots), no backslashes, encoded separators or control characters, at most 1024 characters.',
     );
   }
 });

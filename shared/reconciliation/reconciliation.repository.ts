@@ -1,8 +1,8 @@
 // The reconciliation figures of a supplier's imported accounts, read straight from the stored rows and
 // streamed from a server-side cursor in external-account-number order, so 100,000 accounts never sit
 // in memory. One LATERAL aggregate per account uses each table's (account_id, …) index.
-import type { Pool, PoolClient } from 'pg';
-import QueryStream from 'pg-query-stream';
+import type { Pool } from 'pg';
+import { openBoundedCursor, type OpenCursor } from '../platform/cursor';
 import { TRANSACTION_TYPES } from '../transactions/transaction.schemas';
 import { transactionAmountFigure, transactionCountFigure } from './reconciliation.figures';
 
@@ -35,25 +35,7 @@ const RECONCILIATION_SQL = `
    WHERE p.supplier_code = $1 AND p.state = 'IMPORTED'
    ORDER BY p.external_account_number`;
 
-/** The caller must call `release` when the stream ends or fails (the cursor holds a pooled connection). */
-export async function streamReconciliation(
-  pool: Pool,
-  supplierCode: string,
-): Promise<{ stream: QueryStream; release: (err?: Error) => void }> {
-  const client: PoolClient = await pool.connect();
-  const stream = new QueryStream(RECONCILIATION_SQL, [supplierCode], { batchSize: 1000 });
-  // The stream reports a lost connection; the client's own 'error' event must not crash the process.
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  client.query(stream);
-  let released = false;
-  return {
-    stream,
-    release: (err) => {
-      if (released) return;
-      released = true;
-      client.off('error', ignore);
-      client.release(err);
-    },
-  };
+/** A bounded cursor (shared/platform/cursor.ts): `timeoutMs` bounds each fetch and the whole stream. */
+export function streamReconciliation(pool: Pool, supplierCode: string, timeoutMs: number): Promise<OpenCursor> {
+  return openBoundedCursor(pool, RECONCILIATION_SQL, [supplierCode], { batchSize: 1000, timeoutMs, what: 'reconciliation' });
 }

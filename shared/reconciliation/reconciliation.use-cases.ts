@@ -10,11 +10,11 @@ import { csvCell } from '../staff/csv';
 import { ACCOUNT_COLUMNS, FIGURES, type ReconciliationRow } from './reconciliation.figures';
 import { streamReconciliation, type ReconciliationDbRow } from './reconciliation.repository';
 
-export async function openReconciliation(db: Database, organisationId: number, supplierCode: string) {
+export async function openReconciliation(db: Database, organisationId: number, supplierCode: string, timeoutMs: number) {
   if (!isStorableText(supplierCode) || !(await isSupplierVisible(db.pool, organisationId, supplierCode))) {
     throw supplierNotFound();
   }
-  return streamReconciliation(db.pool, supplierCode);
+  return streamReconciliation(db.pool, supplierCode, timeoutMs);
 }
 
 /** Amounts as the write endpoints echo money: at least two places, every stored digit that matters. */

@@ -7,6 +7,8 @@ export type StaffRoleName = (typeof STAFF_ROLES)[number];
 
 export const StaffUsername = z
   .string()
+  // Bounded before trimming and matching (room for surrounding spaces a form may add).
+  .max(256, { abort: true })
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9._@-]{1,63}$/, 'Use 2-64 characters: letters, digits and . _ @ - (starting with a letter or digit).');

@@ -55,8 +55,8 @@ export async function findAccount(db: Database, code: string, query: unknown) {
 }
 
 /** Streams a list (the API's list columns) from a server-side cursor; the caller must release it. */
-export async function openAccountsCsv(db: Database, code: string, query: unknown) {
+export async function openAccountsCsv(db: Database, code: string, query: unknown, statementTimeoutMs: number) {
   const { list } = parseOrThrow(CsvQuery, query);
   await findSupplier(db, code);
-  return { list, ...(await streamProcessList(db.pool, code, list)) };
+  return { list, ...(await streamProcessList(db.pool, code, list, statementTimeoutMs)) };
 }

@@ -222,6 +222,8 @@ describe('admin apply', () => {
     ],
     ['a supplier code unusable in a URL', (file) => (file.suppliers![1]!.code = 'A/B'), 'suppliers.1.code', 'invalid'],
     ['an absolute document root', (file) => (file.suppliers![0]!.document_root = '/etc'), 'suppliers.0.document_root', 'invalid_document_path'],
+    ['a Stripe customer on a staged account', (file) => (file.accounts![0]!.stripe_customer = 'cus_A1'), 'accounts.0.stripe_customer', 'only_for_imported_accounts'],
+    ['a Stripe customer id of the wrong shape', (file) => (file.accounts![0]!.stripe_customer = 'pm_A1'), 'accounts.0.stripe_customer', 'invalid'],
   ];
 
   it.each(badFiles)('refuses a file with %s, naming the field, and changes nothing', async (_label, breakIt, attr, code) => {

@@ -23,7 +23,7 @@ export const STABLE_CODES = new Set([
   // payment instructions
   'mutually_exclusive_field_required', 'ledger_code_does_not_exist', 'account_already_has_active_instruction',
   'payment_instruction_not_found_at_vendor', 'payment_instruction_rejected_by_vendor', 'payment_method_not_a_card',
-  'payment_method_not_attached', 'payment_method_card_expired',
+  'payment_method_not_attached', 'payment_method_card_expired', 'invalid_vendor_reference', 'payment_method_customer_mismatch',
 ]);
 
 /** attrs that name no body field, documented as such (spec "Validation error object"; the header; query options). */

@@ -23,7 +23,7 @@ describe('input the database could not store as sent', () => {
     ['a NUL in a statement_id', STATEMENTS, (p) => (p.statements[0].statement_id = 'S\u0000'), 'statements.0.statement_id', 'null_characters_not_allowed'],
     ['a NUL in a transaction note', TRANSACTIONS, (p) => (p.transactions[0].note = '\u0000'), 'transactions.0.note', 'null_characters_not_allowed'],
     ['a NUL in line-item params (jsonb)', TRANSACTIONS, (p) => (p.transactions[1].line_items[0].params = { m: 'a\u0000' }), 'transactions.1.line_items.0.params.m', 'null_characters_not_allowed'],
-    ['a NUL in a payment-instruction reference', PAYMENT_INSTRUCTIONS, (p) => (p.reference = 'pm_\u0000'), 'reference', 'null_characters_not_allowed'],
+    ['a NUL in a payment-instruction account reference', PAYMENT_INSTRUCTIONS, (p) => (p.external_account_number += '\u0000'), 'external_account_number', 'null_characters_not_allowed'],
     ['a NUL under a key with a dot (attr stops at the key)', NOTES, (p) => (p.notes[0]['a.b'] = '\u0000'), 'notes.0', 'null_characters_not_allowed'],
   ];
 

@@ -5,8 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** healthy: normal answers · slow: answers after `slowMs` · error500: api_error · rateLimited: 429. */
-export type FakeStripeMode = 'healthy' | 'slow' | 'error500' | 'rateLimited';
+/**
+ * healthy: normal answers · slow: answers after `slowMs` · error500: api_error · rateLimited: 429 ·
+ * refused: 400 invalid_request_error whose message describes the card, as Stripe's messages may.
+ */
+export type FakeStripeMode = 'healthy' | 'slow' | 'error500' | 'rateLimited' | 'refused';
+
+/** The message of a `refused` answer: card details the service must never pass on to its caller. */
+export const REFUSAL_WITH_CARD_DETAILS = 'This PaymentMethod (visa ending 4242, expiring 04/2031, customer cus_Owner123) cannot be used.';
 
 export interface FakePaymentMethod {
   id: string;
@@ -24,6 +30,9 @@ export interface FakeStripeRequest {
   path: string;
   mode: FakeStripeMode;
   status: number;
+  /** When the request arrived and when its answer was sent (Date.now(); 0 while unanswered): concurrency tests. */
+  startedAt: number;
+  answeredAt: number;
 }
 
 export interface FakeStripe {
@@ -49,6 +58,7 @@ export async function startFakeStripe(opts: { secretKey: string; slowMs: number 
 
   const send = (res: ServerResponse, entry: FakeStripeRequest, status: number, body: unknown) => {
     entry.status = status;
+    entry.answeredAt = Date.now();
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
     res.end(JSON.stringify(body));
   };
@@ -59,6 +69,7 @@ export async function startFakeStripe(opts: { secretKey: string; slowMs: number 
       return send(res, entry, 401, error('invalid_request_error', 'Invalid API Key provided.'));
     }
     if (entry.mode === 'error500') return send(res, entry, 500, error('api_error', 'Something went wrong on our end.'));
+    if (entry.mode === 'refused') return send(res, entry, 400, error('invalid_request_error', REFUSAL_WITH_CARD_DETAILS));
     if (entry.mode === 'rateLimited') {
       return send(res, entry, 429, error('invalid_request_error', 'Too many requests hit the API too quickly.', { code: 'rate_limit' }));
     }
@@ -80,6 +91,8 @@ export async function startFakeStripe(opts: { secretKey: string; slowMs: number 
       path: (req.url ?? '').split('?')[0]!,
       mode: queued.shift() ?? standing,
       status: 0,
+      startedAt: Date.now(),
+      answeredAt: 0,
     };
     requests.push(entry);
     req.resume();

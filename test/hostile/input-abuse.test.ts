@@ -37,6 +37,22 @@ describe('hostile input', () => {
     'a/..\u0000/b.pdf',
     'a\n/b.pdf',
     '',
+    '%2e%2e/secret.pdf',
+    '%2E%2E%2Fsecret.pdf',
+    '..%2fsecret.pdf',
+    'a/%2e/b.pdf',
+    '%252e%252e/secret.pdf',
+    '%c0%ae%c0%ae/secret.pdf',
+    'a%5c..%5cb.pdf',
+    'a/%00/b.pdf',
+    '\u2024\u2024/secret.pdf',
+    '\uff0e\uff0e/secret.pdf',
+    '\ufe52\ufe52/secret.pdf',
+    '\u3002\u3002/secret.pdf',
+    '\u2025/secret.pdf',
+    '.\u200b./secret.pdf',
+    '.. /secret.pdf',
+    '.../x.pdf',
   ])('refuses statement_path %j with 400 invalid_document_path and stores nothing', async (statementPath) => {
     const account = await world.account();
     const res = await world.post(STATEMENTS.path, { ...STATEMENTS.valid(world, account), statements: [statementWith(statementPath)] });
@@ -46,8 +62,8 @@ describe('hostile input', () => {
     expect((await rowCounts(world.app, account.id)).statements).toBe(0);
   });
 
-  it.each(['%2e%2e/secret.pdf', '%2E%2E%2Fsecret.pdf', '..%2fsecret.pdf', '\u2024\u2024/secret.pdf', '\uff0e\uff0e/secret.pdf', '.../x.pdf', '..a/b.pdf'])(
-    'keeps %j literally, under the supplier root: no decoding turns it into a parent segment',
+  it.each(['..a/b.pdf', 'a..b/c.pdf', '100%.pdf', 'a%20b.pdf', '\u00e9t\u00e9/r\u00e9sum\u00e9.pdf', '.hidden/a.pdf'])(
+    'keeps %j literally, under the supplier root: a name with dots or percent-encoded text that decodes to no dot segment',
     async (statementPath) => {
       const account = await world.account();
       const res = await world.post(STATEMENTS.path, { ...STATEMENTS.valid(world, account), statements: [statementWith(statementPath)] });

@@ -46,29 +46,53 @@ describe('POST payment-instruction/create', () => {
       country: 'GB',
       livemode: false,
     });
-    expect(vendorCalls(world.fake, method.id)).toEqual([{ method: 'GET', path: `/v1/payment_methods/${method.id}`, mode: 'healthy', status: 200 }]);
+    expect(vendorCalls(world.fake, method.id)).toEqual([
+      { method: 'GET', path: `/v1/payment_methods/${method.id}`, mode: 'healthy', status: 200, startedAt: expect.any(Number), answeredAt: expect.any(Number) },
+    ]);
   });
 
-  it("accepts the contract's example payload with our supplier and a reference Stripe knows", async () => {
+  it("accepts the contract's example payload with a PaymentMethod id as the reference", async () => {
     const account = await importAccount(world.app, world.tenant, 'EXTERNAL-1234');
-    world.fake.addCard({ id: 'THIS-IS-A-FAKE-REFERENCE' });
+    world.fake.addCard({ id: 'pm_1QxExampleCardReference' });
 
     const res = await postInstruction(world, account, {
       import_supplier: world.tenant.supplier,
       external_account_number: 'EXTERNAL-1234',
       vendor: 'STRIPE',
-      reference: 'THIS-IS-A-FAKE-REFERENCE',
+      reference: 'pm_1QxExampleCardReference',
       type: 'CARD',
     });
 
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ platform_account_number: account.platformAccountNumber, reference: 'THIS-IS-A-FAKE-REFERENCE' });
+    expect(res.body).toEqual({ platform_account_number: account.platformAccountNumber, reference: 'pm_1QxExampleCardReference' });
+  });
+
+  it.each([
+    ["the contract's placeholder", 'THIS-IS-A-FAKE-REFERENCE', 'reference'],
+    ['a card number', '4242424242424242', 'reference'],
+    ['a card number behind the prefix', 'pm_4242 4242 4242 4242', 'reference'],
+    ['a customer id', 'cus_9s6XKzkNRiz8i3', 'reference'],
+    ['a legacy card id', 'card_1QxExample', 'reference'],
+    ['a Stripe test token with underscores', 'pm_card_visa', 'reference'],
+    ['an over-long id', `pm_${'a'.repeat(253)}`, 'reference'],
+    ['a card number in the deprecated alias', '4000056655665556', 'instruction_reference'],
+  ])('refuses %s with 400 invalid_vendor_reference, without asking Stripe or echoing it', async (_what, reference, attr) => {
+    const account = await importAccount(world.app, world.tenant);
+    const callsBefore = world.fake.requests.length;
+
+    const res = await postInstruction(world, account, { ...card('unused'), reference: undefined, [attr]: reference });
+
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ attr, code: 'invalid_vendor_reference', detail: expect.any(String) }]);
+    expect(JSON.stringify(res.body)).not.toContain(reference);
+    expect(world.fake.requests.length).toBe(callsBefore);
+    expect(await storedInstructions(world.app, account.id)).toEqual([]);
   });
 
   it('answers 400 when Stripe has no such PaymentMethod, stores nothing, asks once and keeps the breaker closed', async () => {
     const account = await importAccount(world.app, world.tenant);
 
-    const res = await postInstruction(world, account, card('pm_unknown_to_stripe'));
+    const res = await postInstruction(world, account, card('pm_unknownToStripe'));
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
@@ -77,7 +101,7 @@ describe('POST payment-instruction/create', () => {
       errors: [{ attr: 'reference', code: 'payment_instruction_not_found_at_vendor', detail: expect.any(String) }],
     });
     expect(await storedInstructions(world.app, account.id)).toEqual([]);
-    expect(vendorCalls(world.fake, 'pm_unknown_to_stripe').map((r) => r.status)).toEqual([404]);
+    expect(vendorCalls(world.fake, 'pm_unknownToStripe').map((r) => r.status)).toEqual([404]);
     expect(vendorBreakerStates()).toEqual({ STRIPE: 'closed' });
   });
 

@@ -15,14 +15,18 @@ export interface InstructionsWorld {
   close(): Promise<void>;
 }
 
-export async function startInstructionsWorld(resultWaitMs: number): Promise<InstructionsWorld> {
-  const fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: VENDOR_TIMEOUT_MS * 3 });
+export async function startInstructionsWorld(
+  resultWaitMs: number,
+  opts: { overrides?: Record<string, string>; slowMs?: number } = {},
+): Promise<InstructionsWorld> {
+  const fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: opts.slowMs ?? VENDOR_TIMEOUT_MS * 3 });
   const app = await startTestApp(
     {
       STRIPE_API_BASE: fake.url,
       STRIPE_SECRET_KEY: fake.secretKey,
       VENDOR_TIMEOUT_MS: String(VENDOR_TIMEOUT_MS),
       RESULT_WAIT_MS: String(resultWaitMs),
+      ...opts.overrides,
     },
     { workers: true },
   );

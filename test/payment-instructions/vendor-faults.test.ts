@@ -73,7 +73,7 @@ describe('payment-instruction/create when the vendor fails', () => {
     const account = await importAccount(world.app, world.tenant);
 
     for (let i = 0; i < 8; i++) {
-      const res = await postInstruction(world, account, card(`pm_missing_${i}`));
+      const res = await postInstruction(world, account, card(`pm_missing${i}`));
       expect(res.status).toBe(400);
     }
 

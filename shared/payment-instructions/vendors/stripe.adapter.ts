@@ -36,7 +36,9 @@ function classify(err: unknown): unknown {
     return rejected('payment_instruction_not_found_at_vendor', 'Stripe has no PaymentMethod with this reference.');
   }
   if (err instanceof Stripe.errors.StripeInvalidRequestError || err instanceof Stripe.errors.StripeCardError) {
-    return rejected('payment_instruction_rejected_by_vendor', `Stripe rejected the reference: ${err.message}`);
+    // Stripe's own message may describe the card (brand, last digits, expiry): the caller gets only the
+    // reference it sent and a fixed text.
+    return rejected('payment_instruction_rejected_by_vendor', 'Stripe refused to look this PaymentMethod up.');
   }
   // 401/403 mean our key is wrong, not the request: like an outage, retrying as-is works once it is fixed.
   return new TransientError(
@@ -48,7 +50,7 @@ function classify(err: unknown): unknown {
 function cardDetails(method: Stripe.PaymentMethod, now: Date): VendorDetails {
   const card = method.card;
   if (method.type !== 'card' || !card) {
-    throw rejected('payment_method_not_a_card', `The PaymentMethod is of type "${method.type}", not a card.`);
+    throw rejected('payment_method_not_a_card', 'The PaymentMethod is not a card.');
   }
   // A PaymentMethod without a customer was never attached or has been detached: Stripe will not charge it again.
   if (method.customer === null) {
@@ -56,7 +58,8 @@ function cardDetails(method: Stripe.PaymentMethod, now: Date): VendorDetails {
   }
   const thisMonth = now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
   if (card.exp_year * 12 + card.exp_month < thisMonth) {
-    throw rejected('payment_method_card_expired', `The card expired in ${card.exp_month}/${card.exp_year}.`);
+    // No expiry date in the answer: the caller sent only the reference, and the card's details are not theirs to learn here.
+    throw rejected('payment_method_card_expired', 'The card has expired.');
   }
   return {
     payment_method: method.id,

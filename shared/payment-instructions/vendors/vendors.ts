@@ -1,8 +1,11 @@
-// Which adapter serves which vendor, and the one way the worker reaches a vendor: through its breaker.
+// Which adapter serves which vendor, and the one way the worker reaches a vendor: within the
+// organisation's share of calls, through the vendor's breaker.
+import type { Config } from '../../platform/config';
 import type { CreatePaymentInstruction, Vendor } from '../payment-instruction.schemas';
 import { createStripeAdapter } from './stripe.adapter';
 import type { PaymentVendorAdapter, VendorConfig, VendorDetails } from './vendor-adapter';
 import { callVendor } from './vendor-breakers';
+import { withinOrganisationShare } from './vendor-call-limits';
 
 const FACTORIES: Record<Vendor, (config: VendorConfig) => PaymentVendorAdapter> = {
   STRIPE: createStripeAdapter,
@@ -19,15 +22,17 @@ function adapterFor(config: VendorConfig, vendor: Vendor): PaymentVendorAdapter 
   return adapter;
 }
 
-/** Asks the vendor whether the instruction exists and is usable; returns the details to store. */
+/**
+ * Asks the vendor whether the instruction exists and is usable; returns the details to store. The
+ * call takes one of the organisation's vendor-call slots, then goes through the vendor's breaker.
+ */
 export function verifyAtVendor(
-  config: VendorConfig,
+  config: VendorConfig & Pick<Config, 'VENDOR_CALLS_PER_ORGANISATION'>,
   instruction: Pick<CreatePaymentInstruction, 'vendor' | 'type' | 'reference'>,
+  organisationId: number,
 ): Promise<VendorDetails> {
   const adapter = adapterFor(config, instruction.vendor);
-  return callVendor(
-    instruction.vendor,
-    () => adapter.fetchInstruction(instruction.reference, instruction.type),
-    config.VENDOR_TIMEOUT_MS,
+  return withinOrganisationShare(instruction.vendor, organisationId, config.VENDOR_CALLS_PER_ORGANISATION, () =>
+    callVendor(instruction.vendor, () => adapter.fetchInstruction(instruction.reference, instruction.type), config.VENDOR_TIMEOUT_MS),
   );
 }

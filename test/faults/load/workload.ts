@@ -103,7 +103,7 @@ export function startLoad(
       const account = instructionAccounts[c * shape.instructionsPerClient.max + r];
       if (!account) throw new Error('the tenant has too few accounts for this load');
       const unknownAtVendor = r % 4 === 3;
-      const reference = unknownAtVendor ? `pm_unknown_${phase}_${c}_${r}` : stack.fake.addCard().id;
+      const reference = unknownAtVendor ? `pm_unknown${phase.replace(/[^A-Za-z0-9]/g, '')}c${c}r${r}` : stack.fake.addCard().id;
       const outcome = await sendAsSpecSays(
         {
           path: INSTRUCTIONS_PATH,
