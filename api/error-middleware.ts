@@ -2,7 +2,7 @@
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, AuthenticationError, UnavailableError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, requestLocation, UnavailableError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -26,6 +26,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     if (err instanceof UnavailableError) {
       res.set('Retry-After', String(err.retryAfterSeconds));
+      if (err.requestId !== undefined) res.set('Location', requestLocation(err.requestId));
     }
     if (err instanceof AuthenticationError) {
       // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted.

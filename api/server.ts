@@ -22,6 +22,7 @@ import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
 import { paymentInstructionRoutes } from './routes/payment-instructions.routes';
+import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
 
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(statementRoutes(deps));
   dataImport.use(transactionRoutes(deps));
   dataImport.use(paymentInstructionRoutes(deps));
+  dataImport.use(requestRoutes(deps));
   v1.use('/data-import', dataImport);
   app.use('/v1', v1);
 

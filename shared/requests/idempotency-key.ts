@@ -6,7 +6,8 @@ const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(header)) {
+  // Bounded before the pattern runs (a header may be ~16 KB).
+  if (header.length > 255 || !IDEMPOTENCY_KEY.test(header)) {
     throw ValidationError.single(
       'Idempotency-Key',
       'invalid_idempotency_key',
