@@ -13,7 +13,7 @@ import { createRedis, untilReady } from '../shared/platform/redis';
 import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
 import { authenticate } from './auth/authenticate';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
-import { httpMetrics, requestId, requestLogger } from './observability';
+import { errorCodeOfResponse, httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
 import { healthRoutes } from './routes/health.routes';
@@ -57,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(helmet());
   app.use(requestId());
+  app.use(errorCodeOfResponse());
   app.use(requestLogger(logger));
   app.use(httpMetrics(deps.metrics));
   app.use(healthRoutes(deps));

@@ -23,6 +23,17 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The stable code of an error body: its `code`, or for the transactions endpoint's own 400 body its
+ * `status` (TRANSACTION_IMPORT_ERROR) in lower case, which is that error's code.
+ */
+export function codeOfErrorBody(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { code, status } = body as { code?: unknown; status?: unknown };
+  if (typeof code === 'string') return code;
+  return typeof status === 'string' && status.endsWith('_ERROR') ? status.toLowerCase() : undefined;
+}
+
 /** 400 with the standardized body `{detail, code, errors: [{detail, code, attr}]}`. */
 export class ValidationError extends AppError {
   constructor(

@@ -8,7 +8,7 @@
 // processor gives up) the stored answer is the job's "retry as it is" 500.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { asSql, inTransaction, type Database, type DbClient, type Sql } from '../platform/db';
-import { AppError, TransientError } from '../platform/errors';
+import { AppError, codeOfErrorBody, TransientError } from '../platform/errors';
 import { JOBS, type JobKey, type JobPayloadOf, type QueuedRequestData } from '../platform/jobs';
 import type { Logger } from '../platform/logger';
 import { outcomeOf, type QueuedRequestOutcome } from './outcome';
@@ -119,9 +119,7 @@ async function finishOnce(sql: Sql, requestId: string, work: () => Promise<Queue
 
 function errorCodeOf(outcome: QueuedRequestOutcome): string | null {
   if (outcome.status < 400) return null;
-  if (outcome.errorCode !== undefined) return outcome.errorCode;
-  const code = (outcome.body as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : null;
+  return outcome.errorCode ?? codeOfErrorBody(outcome.body) ?? null;
 }
 
 /** A TransientError names its own fault ("retry as it is"); anything else answers the job's catalogued 500. */
