@@ -148,7 +148,9 @@ async function waitForResult(ctx: Context, waiter: Waiter, requestId: string, re
   let read = readFirst;
   for (;;) {
     if (read) {
-      const row = await repo.findResult(ctx.db.pool, requestId);
+      // A failed read counts as "not yet": the request then ends in a 503 with its Location, never in a
+      // 500 that a client without a key could not tell from "nothing was done".
+      const row = await repo.findResult(ctx.db.pool, requestId).catch(() => null);
       if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
     }
     const left = deadline - Date.now();
