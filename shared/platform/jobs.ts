@@ -4,9 +4,9 @@
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from './config';
 import { TransientError, type AppError } from './errors';
-import type { JobPayload } from './job-payload';
+import type { CompactAnswer, JobPayload } from './job-payload';
 import { paymentInstructionJobPayload } from '../payment-instructions/payment-instruction.job-payload';
-import { transactionImportJobPayload } from '../transactions/transaction.job-payload';
+import { compactTransactionsAnswer, transactionImportJobPayload } from '../transactions/transaction.job-payload';
 
 interface RequestJobSpec<P> {
   queue: string;
@@ -14,6 +14,8 @@ interface RequestJobSpec<P> {
   /** The endpoint the request came to: part of the Idempotency-Key's scope and of the body hash. */
   endpoint: string;
   payload: JobPayload<P>;
+  /** How the answer rides on the completion event when not whole. */
+  eventAnswer?: CompactAnswer;
   options: JobsOptions;
   /** What the request answers when its attempts are spent on faults that are not TransientErrors. */
   exhausted: () => AppError;
@@ -35,6 +37,7 @@ export const JOBS = {
     name: 'import-transactions',
     endpoint: 'transactions/create',
     payload: transactionImportJobPayload,
+    eventAnswer: compactTransactionsAnswer,
     options: { attempts: 5, backoff: { type: 'exponential', delay: 200 }, ...CLEAN_UP },
     exhausted: () =>
       new TransientError(

@@ -43,18 +43,22 @@ export class GiveUp extends UnrecoverableError {
   }
 }
 
-/** Returns the stored answer (it rides on the completion event), or null when an earlier run had stored it. */
+/**
+ * Returns the stored answer, maybe compacted (JOBS[key].eventAnswer): it rides on the completion event.
+ * Null when an earlier run had stored it.
+ */
 export async function runQueuedJob<K extends JobKey, R>(
   key: K,
   job: Job<QueuedRequestData>,
   ctx: { db: Database; logger: Logger },
   processor: QueuedJobProcessor<JobPayloadOf<K>, R>,
-): Promise<QueuedRequestOutcome | null> {
+): Promise<unknown> {
   const { requestId } = job.data;
   try {
     if (processor.onlyWhilePending && (await isRequestFinished(ctx.db, requestId))) return null;
     const step = await prepare(key, job, processor).catch(asRefusal);
-    return await finishRequest(ctx.db, requestId, 'refusal' in step ? answerWith(step.refusal) : bind(processor, step));
+    const answer = await finishRequest(ctx.db, requestId, 'refusal' in step ? answerWith(step.refusal) : bind(processor, step));
+    return answer && (JOBS[key].eventAnswer?.compact(answer) ?? answer);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     if (err instanceof GiveUp || isFinalAttempt(job)) {

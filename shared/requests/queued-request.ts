@@ -88,7 +88,7 @@ async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Qu
   const waiter = ctx.waiters.watch(result.id);
   try {
     await enqueueOrRefuse(ctx, req, result.id, !created);
-    const outcome = await waitForResult(ctx, waiter, result.id, !created);
+    const outcome = await waitForResult(ctx, req, waiter, result.id, !created);
     return replay ? { ...outcome, replayed: true } : outcome;
   } finally {
     waiter.close();
@@ -143,7 +143,13 @@ async function enqueueOrRefuse(ctx: Context, req: SubmitRequest, requestId: stri
 }
 
 /** `readFirst`: the job may be done already (a replay); a job just added is first waited for. */
-async function waitForResult(ctx: Context, waiter: Waiter, requestId: string, readFirst: boolean): Promise<QueuedRequestOutcome> {
+async function waitForResult(
+  ctx: Context,
+  req: SubmitRequest,
+  waiter: Waiter,
+  requestId: string,
+  readFirst: boolean,
+): Promise<QueuedRequestOutcome> {
   const deadline = Date.now() + ctx.waitMs;
   let read = readFirst;
   for (;;) {
@@ -155,7 +161,7 @@ async function waitForResult(ctx: Context, waiter: Waiter, requestId: string, re
     }
     const left = deadline - Date.now();
     if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, requestId);
-    const answer = await waiter.next(left);
+    const answer = eventAnswer(req, await waiter.next(left));
     if (answer) return answer;
     // Woken without an answer (a failed job, a job that found its row finished) or out of time.
     read = true;
@@ -175,8 +181,7 @@ async function findRequestAnswer(db: Database, organisationId: number, requestId
 
 /** One listener per queue for every waiting request (not one per request). */
 function listenForCompletions(ctx: Context): () => void {
-  const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) =>
-    ctx.waiters.wake(jobId, isOutcome(returnvalue) ? returnvalue : undefined);
+  const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => ctx.waiters.wake(jobId, returnvalue ?? undefined);
   const failed = ({ jobId }: { jobId: string }) => ctx.waiters.wake(jobId);
   const events = (Object.keys(JOBS) as JobKey[]).map((key) => ctx.queues.events(key));
   for (const e of new Set(events)) {
@@ -191,8 +196,12 @@ function listenForCompletions(ctx: Context): () => void {
   };
 }
 
-function isOutcome(value: unknown): value is QueuedRequestOutcome {
-  return typeof value === 'object' && value !== null && typeof (value as QueuedRequestOutcome).status === 'number' && 'body' in value;
+/** The answer a wake-up carried: whole (the poll, most refusals) or compact (JOBS[job].eventAnswer). */
+function eventAnswer(req: SubmitRequest, value: unknown): QueuedRequestOutcome | undefined {
+  if (value === undefined) return undefined;
+  const whole = value as Partial<QueuedRequestOutcome>;
+  if (typeof whole.status === 'number' && 'body' in whole) return { status: whole.status, body: whole.body };
+  return JOBS[req.job].eventAnswer?.expand(value, req.payload);
 }
 
 /** One query for every request this process waits for; skipped while the previous one still runs. */

@@ -1,27 +1,26 @@
 // Requests of this process waiting for their queued work, by request id. Wake-ups come from the
-// queues' completion events (which usually carry the answer) and from one poll of request_results per
-// process for every waiting request (events are lost while Redis reconnects).
-import type { QueuedRequestOutcome } from './outcome';
+// queues' completion events (which usually carry the answer, maybe compacted) and from one poll of
+// request_results per process for every waiting request (events are lost while Redis reconnects).
 
 export interface Waiter {
   /**
-   * Resolves at the next wake-up (at once if one came since the last call) or after `ms`, with the
-   * answer when the wake-up carried one.
+   * Resolves at the next wake-up (at once if one came since the last call) or after `ms`, with what
+   * the wake-up carried (an answer, whole or compact) when it carried anything.
    */
-  next(ms: number): Promise<QueuedRequestOutcome | undefined>;
+  next(ms: number): Promise<unknown>;
   close(): void;
 }
 
 interface WaiterState {
   woken: boolean;
-  answer?: QueuedRequestOutcome;
+  answer?: unknown;
   resolve?: () => void;
 }
 
 export interface WaiterRegistry {
   /** Registered before the job is added, so a wake-up that comes while the request is busy is kept. */
   watch(requestId: string): Waiter;
-  wake(requestId: string, answer?: QueuedRequestOutcome): void;
+  wake(requestId: string, answer?: unknown): void;
   waitingIds(): string[];
   clear(): void;
 }
@@ -54,7 +53,7 @@ export function createWaiterRegistry(): WaiterRegistry {
   };
 }
 
-function nextWakeUp(state: WaiterState, ms: number): Promise<QueuedRequestOutcome | undefined> {
+function nextWakeUp(state: WaiterState, ms: number): Promise<unknown> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

@@ -1,6 +1,11 @@
 // A worker trusts an import job of its own payload version instead of validating it again: that is
 // sound only if the job's JSON form, read back, is the very import the API validated.
-import { transactionImportJobPayload, toTransactionImportJson } from '../../shared/transactions/transaction.job-payload';
+import {
+  compactTransactionsAnswer,
+  transactionImportJobPayload,
+  toTransactionImportJson,
+  type TransactionImportJson,
+} from '../../shared/transactions/transaction.job-payload';
 import { toTransactionData } from '../../shared/transactions/transaction-data';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
 import { payment, supplyCharge } from './transactions.fixture';
@@ -35,5 +40,25 @@ describe('the transaction import job payload', () => {
     const judged = transactionImportJobPayload.validate(json);
     expect(judged.request.transactions.map(toTransactionData)).toEqual(checked.request.transactions.map(toTransactionData));
     expect(judged.options).toEqual(checked.options);
+  });
+
+  it("rebuilds a 201 from its compact event form and the request's echo, exactly as stored", () => {
+    const echoes = (json as TransactionImportJson).request.transactions;
+    const stored = {
+      status: 201,
+      body: {
+        results: [
+          { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: echoes[0], added_transaction_id: '41' },
+          { status: 'TRANSACTION_ALREADY_EXISTS', transaction_data: echoes[1] },
+          { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: echoes[2], added_transaction_id: '42' },
+        ],
+      },
+    };
+    const compact = compactTransactionsAnswer.compact(stored);
+
+    expect(JSON.stringify(compact).length).toBeLessThan(JSON.stringify(stored).length / 4);
+    expect(JSON.stringify(compactTransactionsAnswer.expand(JSON.parse(JSON.stringify(compact)), json))).toBe(JSON.stringify(stored));
+    expect(compactTransactionsAnswer.compact({ status: 400, body: { code: 'x' } })).toBeUndefined();
+    expect(compactTransactionsAnswer.expand({ status: 201, items: [{ added: true }] }, json)).toBeUndefined();
   });
 });
