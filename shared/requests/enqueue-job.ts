@@ -10,11 +10,14 @@ export async function enqueueJob(
 ): Promise<void> {
   const spec = JOBS[key];
   const queue = queues.queue(key);
-  // A job that failed without storing an answer (e.g. the database was gone on its last attempt)
-  // would make BullMQ ignore the re-add below for as long as the failed job is kept: clear it.
+  // A finished job whose request is (again) unanswered would make BullMQ ignore the re-add below for
+  // as long as it is kept: one that failed without storing an answer (the database was gone on its
+  // last attempt), or one that completed doing nothing because the API had stored 503 queue_unavailable
+  // (Redis took the job but its reply was lost) before this retry reopened the request. Clear it.
   if (opts.replay) {
     const previous = await queue.getJob(data.requestId);
-    if (previous && (await previous.isFailed())) await previous.remove();
+    const state = await previous?.getState();
+    if (state === 'failed' || state === 'completed') await previous!.remove();
   }
   await queue.add(spec.name, data, { ...spec.options, jobId: data.requestId });
 }
