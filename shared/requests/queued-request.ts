@@ -198,7 +198,7 @@ function listenForCompletions(ctx: Context): () => void {
 
 /** The answer a wake-up carried: whole (the poll, most refusals) or compact (JOBS[job].eventAnswer). */
 function eventAnswer(req: SubmitRequest, value: unknown): QueuedRequestOutcome | undefined {
-  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
   const whole = value as Partial<QueuedRequestOutcome>;
   if (typeof whole.status === 'number' && 'body' in whole) return { status: whole.status, body: whole.body };
   return JOBS[req.job].eventAnswer?.expand(value, req.payload);
