@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isPoolAcquireTimeout } from '../shared/platform/db';
-import { AppError, AuthenticationError, OverloadError, UnavailableError } from '../shared/platform/errors';
+import { AppError, AuthenticationError, OverloadError, requestLocation, UnavailableError } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -29,9 +29,8 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
       res.destroy();
       return;
     }
-    if (err instanceof UnavailableError || err instanceof OverloadError) {
-      res.set('Retry-After', String(err.retryAfterSeconds));
-    }
+    if (err instanceof UnavailableError || err instanceof OverloadError) res.set('Retry-After', String(err.retryAfterSeconds));
+    if (err instanceof UnavailableError && err.requestId !== undefined) res.set('Location', requestLocation(err.requestId));
     if (err instanceof AuthenticationError) {
       // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted.
       res.set('WWW-Authenticate', 'Token');

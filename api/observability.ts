@@ -2,6 +2,7 @@
 // into jobs), one JSON log line per request, and the HTTP metrics.
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+import { codeOfErrorBody } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 import type { Metrics } from '../shared/platform/metrics';
 
@@ -20,6 +21,21 @@ export function requestId(): RequestHandler {
     const id = given && given.length <= 128 && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
     req.requestId = id;
     res.set('X-Request-Id', id);
+    next();
+  };
+}
+
+/**
+ * Notes the error code of every refusal (status 400 and above) as its body is sent, for the request's
+ * log line and the refusals metric: the error middleware's bodies and queued requests' stored answers alike.
+ */
+export function errorCodeOfResponse(): RequestHandler {
+  return (_req, res, next) => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      if (res.statusCode >= 400) res.locals.errorCode = codeOfErrorBody(body);
+      return json(body);
+    };
     next();
   };
 }
@@ -44,7 +60,7 @@ export function requestLogger(logger: Logger): RequestHandler {
       const line = {
         req: { id: req.requestId, method: req.method, path: req.originalUrl.split('?')[0] },
         organisation: req.caller?.organisationId,
-        res: { status },
+        res: { status, errorCode: res.locals.errorCode as string | undefined },
         responseTime: Math.round(performance.now() - started),
       };
       if (aborted || status >= 500) logger.error(line, aborted ? 'request aborted' : `${req.method} ${status}`);
@@ -61,6 +77,8 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
       const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
       end(labels);
       metrics.httpRequests.inc(labels);
+      const code = res.locals.errorCode as string | undefined;
+      if (code !== undefined) metrics.httpRefusals.inc({ route: labels.route, code });
     });
     next();
   };

@@ -14,7 +14,7 @@ import { authenticate } from './auth/authenticate';
 import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { ConcurrencySlots, holdSlot } from './load-shedding';
-import { httpMetrics, requestId, requestLogger } from './observability';
+import { errorCodeOfResponse, httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
 import { healthRoutes } from './routes/health.routes';
@@ -24,6 +24,7 @@ import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
 import { paymentInstructionRoutes } from './routes/payment-instructions.routes';
 import { reconciliationRoutes } from './routes/reconciliation.routes';
+import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
 import { createStreamSlots, type StreamSlots } from './streaming';
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(helmet());
   app.use(requestId());
+  app.use(errorCodeOfResponse());
   app.use(requestLogger(logger));
   app.use(httpMetrics(deps.metrics));
   app.use(healthRoutes(deps));
@@ -95,6 +97,7 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(statementRoutes(deps));
   dataImport.use(transactionRoutes(deps));
   dataImport.use(paymentInstructionRoutes(deps));
+  dataImport.use(requestRoutes(deps));
   v1.use('/data-import', dataImport);
   app.use('/v1', v1);
 

@@ -2,14 +2,15 @@
 // line per job attempt, records job durations, and keeps a heartbeat in Redis for /readyz.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DelayedError, Worker, type Job } from 'bullmq';
-import { blockingConnection, QUEUE_NAMES, type QueuedRequestData } from '../shared/platform/jobs';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { blockingConnection, MAINTENANCE, QUEUE_NAMES, type QueuedRequestData } from '../shared/platform/jobs';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
 import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
+import { schedulePurge } from '../shared/requests/purge-answers';
 import { PROCESSORS, type WorkerContext } from './processors';
 
 export interface RunningWorkers {
@@ -28,8 +29,9 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       const log = deps.logger.child({ queue: name, jobId: job.id, traceId: data.traceId, attempt: job.attemptsMade + 1 });
       const end = metrics.jobDuration.startTimer({ queue: name });
       try {
-        await processor(job, { ...ctx, logger: log });
+        const returned = await processor(job, { ...ctx, logger: log });
         log.info({ durationMs: Math.round(end({ outcome: 'completed' }) * 1000) }, 'job completed');
+        return returned;
       } catch (err) {
         if (err instanceof DelayedError) {
           // The processor parked the job (e.g. until a circuit breaker half-opens): not a failure.
@@ -43,12 +45,15 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
     const worker = new Worker(name, run, {
       connection: blockingConnection(deps.config),
       prefix: deps.config.QUEUE_PREFIX,
-      concurrency: deps.config.WORKER_CONCURRENCY,
+      // The scheduled jobs need no parallelism; every request queue gets the configured concurrency.
+      concurrency: name === MAINTENANCE.queue ? 1 : deps.config.WORKER_CONCURRENCY,
     });
     worker.on('error', (err) => deps.logger.warn({ err, queue: name }, 'worker connection error'));
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const maintenance = new Queue(MAINTENANCE.queue, { connection: blockingConnection(deps.config), prefix: deps.config.QUEUE_PREFIX });
+  await schedulePurge(maintenance);
 
   const redis = createRedis(deps.config, 'producer');
   await untilReady(redis);
@@ -65,6 +70,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
     async stop() {
       clearInterval(timer);
       await Promise.all(workers.map((w) => w.close()));
+      await maintenance.close();
       await removeBeat(redis, deps.config.QUEUE_PREFIX, workerId).catch(() => undefined);
       redis.disconnect();
     },

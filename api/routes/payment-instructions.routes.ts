@@ -4,19 +4,19 @@ import { Router } from 'express';
 import { requestPaymentInstruction } from '../../shared/payment-instructions/payment-instruction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../server';
+import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function paymentInstructionRoutes(deps: AppDeps): Router {
   const router = Router();
   router.post('/payment-instruction/create/', async (req, res) => {
     const { organisationId } = callerOf(req);
-    const outcome = await requestPaymentInstruction(
-      deps,
+    const outcome = await requestPaymentInstruction(deps, {
       organisationId,
-      req.body,
-      req.get('idempotency-key'),
-      req.requestId,
-    );
-    res.status(outcome.status).json(outcome.body);
+      headers: queuedHeaders(req),
+      traceId: req.requestId,
+      body: req.body,
+    });
+    sendQueuedAnswer(res, outcome);
   });
   return router;
 }

@@ -4,6 +4,7 @@ import { Router } from 'express';
 import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../server';
+import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function transactionRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -13,15 +14,9 @@ export function transactionRoutes(deps: AppDeps): Router {
     const { organisationId } = callerOf(req);
     const outcome = await requestTransactionImport(
       { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
-      {
-        organisationId,
-        idempotencyKey: req.get('idempotency-key'),
-        traceId: req.requestId,
-        query: req.query,
-        body: req.body,
-      },
+      { organisationId, headers: queuedHeaders(req), traceId: req.requestId, query: req.query, body: req.body },
     );
-    res.status(outcome.status).json(outcome.body);
+    sendQueuedAnswer(res, outcome);
   });
 
   return router;

@@ -34,6 +34,20 @@ export const ValidationErrorBody = named(
   { description: 'The standardized 400 body. `code` names the failure as a whole; each item of `errors` names one input.' },
 );
 
+/** A queued request's 503: names the request whose answer `Location` serves. */
+export const PendingErrorBody = named(
+  'PendingError',
+  z.object({
+    detail: z.string(),
+    code: z.string(),
+    request_id: z
+      .uuid()
+      .optional()
+      .describe('The request whose answer `GET /v1/data-import/requests/{request_id}/` (the `Location` header) serves.'),
+  }),
+  { description: '503 of a queued write: `result_pending` or `queue_unavailable`, with the request to poll.' },
+);
+
 /** api/error-middleware.ts: anything that is not an AppError. */
 export const ServerErrorBody = named(
   'ServerError',

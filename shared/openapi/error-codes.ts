@@ -46,12 +46,21 @@ const writable: ErrorCatalogue = {
   },
 };
 
+const pending = {
+  result_pending:
+    'The work is queued or running but did not finish within the wait. Poll `Location` (the request\'s `request_id`) for the answer, or retry with the same `Idempotency-Key`, after `Retry-After`.',
+};
+
 const queued: ErrorCatalogue = {
-  400: { invalid_idempotency_key: 'The `Idempotency-Key` header is not 1 to 255 printable ASCII characters.' },
+  400: {
+    invalid_idempotency_key: 'The `Idempotency-Key` header is not 1 to 255 printable ASCII characters.',
+    invalid_run_id: 'The `Data-Import-Run-Id` header is not 1 to 64 printable ASCII characters.',
+  },
   422: { idempotency_key_reused: 'This `Idempotency-Key` was used in the last 24 h with a different request.' },
   503: {
-    result_pending: 'The work is queued or running but did not finish within the wait; retry with the same `Idempotency-Key` after `Retry-After`.',
-    queue_unavailable: 'The work queue could not be reached; nothing was queued. Retry the request as it is.',
+    ...pending,
+    queue_unavailable:
+      'The work queue could not be reached; nothing was queued (`Location` answers this same 503). Retry the request as it is.',
   },
 };
 
@@ -196,6 +205,15 @@ export const ERRORS = {
       payment_method_card_expired: 'Reported on `reference`.',
       payment_method_customer_mismatch: 'Reported on `reference`.',
     },
+  },
+  requestAnswer: {
+    statuses: merge(
+      {
+        404: { request_not_found: "No request with this id visible to the caller (unknown, another organisation's, or its answer purged 24 h after it finished)." },
+        503: pending,
+      },
+      authenticated,
+    ),
   },
   transferStatus: {
     statuses: merge(

@@ -255,8 +255,16 @@ export const errorExamples = {
     detail: 'The transactions could not be imported because of a temporary failure. Retry the request as it is.',
     code: 'temporary_failure',
   },
-  result_pending: { detail: 'The request is still being processed. Retry it as it is.', code: 'result_pending' },
-  queue_unavailable: { detail: 'The work queue is unavailable. Retry the request as it is.', code: 'queue_unavailable' },
+  result_pending: {
+    detail: 'The request is still being processed. Retry it as it is.',
+    code: 'result_pending',
+    request_id: '0b6f3a52-8d1e-4c7a-9f20-5e3b1d7c4a18',
+  },
+  queue_unavailable: {
+    detail: 'The work queue is unavailable. Retry the request as it is.',
+    code: 'queue_unavailable',
+    request_id: '0b6f3a52-8d1e-4c7a-9f20-5e3b1d7c4a18',
+  },
   payment_instruction_not_found_at_vendor: {
     detail: 'Stripe has no PaymentMethod with this reference.',
     code: 'payment_instruction_not_found_at_vendor',

@@ -9,7 +9,7 @@ import { TransactionsRequest } from '../transactions/transaction.schemas';
 import { PaymentInstructionCreated, TransactionImportErrorBody, TransactionsCreated, ValidationErrorBody } from './bodies.schemas';
 import { ERRORS } from './error-codes';
 import * as ex from './examples';
-import { errorResponses, jsonRequest, jsonResponse, REQUEST_ID_HEADER, withErrorCodes } from './responses';
+import { errorResponses, jsonRequest, jsonResponse, REPLAYED_HEADER, REQUEST_ID_HEADER, withErrorCodes } from './responses';
 import { annotate, named } from './schema-registry';
 import type { DocsConfig } from './docs-config';
 
@@ -30,6 +30,21 @@ export const IdempotencyKeyHeader = annotate(
   },
 );
 
+/** As shared/requests/request-headers.ts checks it. */
+export const RunIdHeader = annotate(
+  z
+    .string()
+    .regex(/^[\x20-\x7e]{1,64}$/)
+    .optional(),
+  {
+    description:
+      "The client's migration run, stored with the request so support staff can find a run's refusals. 1 to 64 printable ASCII characters.",
+    example: 'acme-2026-11-25-transactions',
+  },
+);
+
+const QueuedHeaders = z.object({ 'Idempotency-Key': IdempotencyKeyHeader, 'Data-Import-Run-Id': RunIdHeader });
+
 const queryBoolean = (fallback: boolean, description: string) =>
   annotate(z.boolean().optional(), { description: `${description} Also accepts \`1\`/\`0\`, in any case.`, default: fallback });
 
@@ -43,8 +58,9 @@ export const ImportOptionsQuery = z.object({
 
 const queued = (waitMs: number) =>
   `The work is queued and run by a worker under a per-account lock; the answer is the one the worker stored. ` +
-  `A request still unfinished after ${waitMs / 1000} s answers 503 \`result_pending\` and its work goes on: retry it with the same ` +
-  '`Idempotency-Key` to collect the answer.';
+  `A request still unfinished after ${waitMs / 1000} s answers 503 \`result_pending\` and its work goes on: poll its \`Location\` ` +
+  '(`GET /v1/data-import/requests/{request_id}/`) or retry it with the same `Idempotency-Key` to collect the answer. A replayed ' +
+  'answer carries `Idempotent-Replayed: true`.';
 
 export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsConfig): void {
   const max = config.MAX_ITEMS_PER_REQUEST;
@@ -107,7 +123,7 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
     security: SECURITY,
     request: {
       query: ImportOptionsQuery,
-      headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }),
+      headers: QueuedHeaders,
       body: jsonRequest(named('TransactionsRequest', TransactionsRequest), {
         contract: { summary: "The published contract's example", value: ex.transactionsRequest },
       }),
@@ -117,7 +133,7 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
         created('One result per submitted transaction, in order.'),
         TransactionsCreated,
         { added: { value: ex.transactionsCreated }, alreadyAdded: { summary: 'The same request again', value: ex.transactionsAlreadyAdded } },
-        REQUEST_ID_HEADER,
+        { ...REQUEST_ID_HEADER, ...REPLAYED_HEADER },
       ),
       ...errorResponses(ERRORS.transactions, {
         400: {
@@ -146,14 +162,43 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
     ),
     security: SECURITY,
     request: {
-      headers: z.object({ 'Idempotency-Key': IdempotencyKeyHeader }),
+      headers: QueuedHeaders,
       body: jsonRequest(named('PaymentInstructionRequest', CreatePaymentInstructionRequest), {
         contract: { summary: "The published contract's example", value: ex.paymentInstructionRequest },
       }),
     },
     responses: {
-      201: jsonResponse(created('Stored (or already stored).'), PaymentInstructionCreated, { created: { value: ex.paymentInstructionCreated } }, REQUEST_ID_HEADER),
+      201: jsonResponse(created('Stored (or already stored).'), PaymentInstructionCreated, { created: { value: ex.paymentInstructionCreated } }, {
+        ...REQUEST_ID_HEADER,
+        ...REPLAYED_HEADER,
+      }),
       ...errorResponses(ERRORS.paymentInstructions, { 400: { examples: { invalid_input: { value: ex.invalidInput.paymentInstructions } } } }),
+    },
+  });
+
+  registry.registerPath({
+    method: 'get',
+    path: '/v1/data-import/requests/{request_id}/',
+    operationId: 'getQueuedRequestAnswer',
+    tags: [TAG],
+    summary: "Poll a queued write's answer",
+    ...withErrorCodes(
+      'The answer of a transactions or payment-instruction request that answered 503 (its `Location`), with the status and body ' +
+        'the request itself would have answered (201, 400, 404, 500 "retry as it is", or 503 `queue_unavailable`); while its ' +
+        'work is still queued or running, 503 `result_pending` again. A client without an `Idempotency-Key` polls this instead ' +
+        "of posting again. Only the caller's own organisation's requests; answers are kept 24 h after they finish.",
+      ERRORS.requestAnswer,
+    ),
+    security: SECURITY,
+    request: { params: z.object({ request_id: annotate(z.uuid(), { description: 'The `request_id` of the 503.' }) }) },
+    responses: {
+      201: jsonResponse(
+        'The stored answer of the request.',
+        z.union([TransactionsCreated, PaymentInstructionCreated]),
+        { transactions: { value: ex.transactionsCreated }, paymentInstruction: { value: ex.paymentInstructionCreated } },
+        REQUEST_ID_HEADER,
+      ),
+      ...errorResponses(ERRORS.requestAnswer),
     },
   });
 }

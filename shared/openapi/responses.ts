@@ -2,7 +2,7 @@
 // of an operation's error catalogue (one example per code), and the headers some of them carry.
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { ErrorBody, ServerErrorBody, ValidationErrorBody } from './bodies.schemas';
+import { ErrorBody, PendingErrorBody, ServerErrorBody, ValidationErrorBody } from './bodies.schemas';
 import { describeErrors, type OperationErrors } from './error-codes';
 import { errorExamples, type ErrorExampleCode } from './examples';
 
@@ -10,6 +10,10 @@ export type Examples = Record<string, { summary?: string; description?: string; 
 type Headers = NonNullable<ResponseConfig['headers']>;
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' as const, minimum: 0 } });
+
+export const REPLAYED_HEADER = {
+  'Idempotent-Replayed': { description: '`true` when the answer is the one stored for an earlier request with the same `Idempotency-Key`.', schema: { type: 'string' as const } },
+};
 
 export const REQUEST_ID_HEADER = {
   'X-Request-Id': { description: 'Id of this request, also in the service\'s log lines (echoes a sane incoming `X-Request-Id`).', schema: { type: 'string' as const } },
@@ -23,7 +27,10 @@ const RATE_LIMIT_HEADERS = {
 const HEADERS_BY_STATUS: Record<number, Headers> = {
   401: { 'WWW-Authenticate': { description: 'Always `Token`: the scheme that is accepted.', schema: { type: 'string' } } },
   429: { 'Retry-After': integerHeader('Seconds until the rate-limit window resets.'), ...RATE_LIMIT_HEADERS },
-  503: { 'Retry-After': integerHeader('Seconds to wait before retrying (`result_pending` only).') },
+  503: {
+    'Retry-After': integerHeader('Seconds to wait before polling `Location` or retrying.'),
+    Location: { description: "Where the request's answer can be polled: `/v1/data-import/requests/{request_id}/`.", schema: { type: 'string' } },
+  },
 };
 
 const DESCRIPTION_BY_STATUS: Record<number, string> = {
@@ -59,6 +66,7 @@ function exampleFor(status: number, code: string, when: string): unknown {
 function schemaFor(status: number): z.ZodType {
   if (status === 400) return ValidationErrorBody;
   if (status === 500) return ServerErrorBody;
+  if (status === 503) return PendingErrorBody;
   return ErrorBody;
 }
 

@@ -23,6 +23,17 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The stable code of an error body: its `code`, or for the transactions endpoint's own 400 body its
+ * `status` (TRANSACTION_IMPORT_ERROR) in lower case, which is that error's code.
+ */
+export function codeOfErrorBody(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { code, status } = body as { code?: unknown; status?: unknown };
+  if (typeof code === 'string') return code;
+  return typeof status === 'string' && status.endsWith('_ERROR') ? status.toLowerCase() : undefined;
+}
+
 /** 400 with the standardized body `{detail, code, errors: [{detail, code, attr}]}`. */
 export class ValidationError extends AppError {
   constructor(
@@ -60,20 +71,31 @@ export class ConflictError extends AppError {
   }
 }
 
-/** 503 with Retry-After: retry the request as it is. */
+/** Where a client polls a queued request's answer (GET, same organisation only). */
+export const requestLocation = (requestId: string): string => `/v1/data-import/requests/${requestId}/`;
+
+/**
+ * 503 with Retry-After: retry the request as it is. A queued request's 503 names the request, and the
+ * error middleware adds a `Location` to poll for its answer instead of posting again.
+ */
 export class UnavailableError extends AppError {
   constructor(
     code: 'result_pending' | 'queue_unavailable',
     detail: string,
     readonly retryAfterSeconds: number,
+    readonly requestId?: string,
   ) {
     super(503, code, detail);
   }
+
+  override toBody(): object {
+    return this.requestId === undefined ? super.toBody() : { ...super.toBody(), request_id: this.requestId };
+  }
 }
 
-/** A request that waited too long for its queued work: the work goes on; retry with the same key. */
-export const resultPending = (retryAfterSeconds: number): UnavailableError =>
-  new UnavailableError('result_pending', 'The request is still being processed. Retry it as it is.', retryAfterSeconds);
+/** A request that waited too long for its queued work: the work goes on; poll its Location or retry with the same key. */
+export const resultPending = (retryAfterSeconds: number, requestId?: string): UnavailableError =>
+  new UnavailableError('result_pending', 'The request is still being processed. Retry it as it is.', retryAfterSeconds, requestId);
 
 /** A vendor or dependency fault worth retrying (BullMQ retries the job). */
 export class TransientError extends AppError {

@@ -1,40 +1,90 @@
-// The job catalog: every queue and job the service has, with its retry policy. Queue and job names
-// are persisted state (Redis keys, jobs waiting across a deploy): never rename one in place; add a
-// new name and drain the old one.
+// The job catalog: every queue and job the service has, what its data is, how often it is retried and
+// how long BullMQ keeps it. Queue and job names are persisted state (Redis keys, jobs waiting across a
+// deploy): never rename one in place; add a new name and drain the old one.
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from './config';
 import { createRedis, type RedisClient, type RedisTarget } from './redis';
+import { TransientError, type AppError } from './errors';
+import type { CompactAnswer, JobPayload } from './job-payload';
+import { paymentInstructionJobPayload } from '../payment-instructions/payment-instruction.job-payload';
+import { compactTransactionsAnswer, transactionImportJobPayload } from '../transactions/transaction.job-payload';
+
+interface RequestJobSpec<P> {
+  queue: string;
+  name: string;
+  /** The endpoint the request came to: part of the Idempotency-Key's scope and of the body hash. */
+  endpoint: string;
+  payload: JobPayload<P>;
+  /** How the answer rides on the completion event when not whole. */
+  eventAnswer?: CompactAnswer;
+  options: JobsOptions;
+  /** What the request answers when its attempts are spent on faults that are not TransientErrors. */
+  exhausted: () => AppError;
+}
+
+const requestJob = <P>(spec: RequestJobSpec<P>) => spec;
+
+// Completed jobs only feed the dashboard (the answer lives in PostgreSQL): keep few, as each carries a
+// whole request (~20 KB for 100 transactions). Failed ones are kept for a day, and never more than a
+// bounded number, so a storm of failures cannot fill Redis.
+const CLEAN_UP = {
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 24 * 3600, count: 5000 },
+} satisfies JobsOptions;
 
 export const JOBS = {
-  importTransactions: {
+  importTransactions: requestJob({
     queue: 'transactions',
     name: 'import-transactions',
-    options: { attempts: 5, backoff: { type: 'exponential', delay: 200 } },
-  },
-  createPaymentInstruction: {
+    endpoint: 'transactions/create',
+    payload: transactionImportJobPayload,
+    eventAnswer: compactTransactionsAnswer,
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 200 }, ...CLEAN_UP },
+    exhausted: () =>
+      new TransientError(
+        'temporary_failure',
+        'The transactions could not be imported because of a temporary failure. Retry the request as it is.',
+      ),
+  }),
+  createPaymentInstruction: requestJob({
     queue: 'payment-instructions',
     name: 'create-payment-instruction',
+    endpoint: 'payment-instruction/create',
+    payload: paymentInstructionJobPayload,
     // Vendor faults are retried inside the caller's wait (RESULT_WAIT_MS): 6 attempts back off
     // 0.25 + 0.5 + 1 + 2 + 4 s ≈ 8 s before the request answers 500 "retry as-is".
-    options: { attempts: 6, backoff: { type: 'exponential', delay: 250 } },
-  },
-} as const satisfies Record<string, { queue: string; name: string; options: JobsOptions }>;
+    options: { attempts: 6, backoff: { type: 'exponential', delay: 250 }, ...CLEAN_UP },
+    exhausted: () => new TransientError('server_error', 'An unexpected error occurred. Retry the request as it is.'),
+  }),
+};
 
 export type JobKey = keyof typeof JOBS;
-export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue))];
+export type JobPayloadOf<K extends JobKey> = ReturnType<(typeof JOBS)[K]['payload']['fromJob']>;
+
+/** Jobs the service schedules for itself (BullMQ job schedulers), on a queue of their own. */
+export const MAINTENANCE = {
+  queue: 'maintenance',
+  purgeRequestResults: { schedulerId: 'purge-request-results', name: 'purge-request-results', everyMs: 3600_000 },
+  options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...CLEAN_UP },
+} as const;
+
+export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue)), MAINTENANCE.queue];
 
 /** A worker process's pool: every running job holds one connection for its whole transaction. */
 export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
-  return Math.max(config.DB_POOL_SIZE, config.WORKER_CONCURRENCY * QUEUE_NAMES.length);
+  const requestQueues = QUEUE_NAMES.length - 1;
+  return Math.max(config.DB_POOL_SIZE, config.WORKER_CONCURRENCY * requestQueues + 1);
 }
 
-/** Data every queued request carries: the stored result row it must complete, and who asked. */
+/** Data every queued request's job carries: the stored result row it must complete, and who asked. */
 export interface QueuedRequestData<P = unknown> {
   requestId: string;
   /** X-Request-Id of the HTTP request that enqueued the job, for log correlation. */
   traceId?: string;
   organisationId: number;
   accountId: number;
+  /** The payload's JobPayload version when the API validated it; absent on jobs queued before versions. */
+  version?: number;
   payload: P;
 }
 
@@ -60,12 +110,12 @@ export interface JobQueues {
   close(): Promise<void>;
 }
 
-/** One Queue and one QueueEvents per queue name for the whole process. */
+/** One Queue and one QueueEvents per request queue for the whole process. */
 export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>): JobQueues {
   const queues = new Map<string, Queue>();
   const events = new Map<string, QueueEvents>();
   const producer = producerConnection(config);
-  for (const name of QUEUE_NAMES) {
+  for (const name of new Set(Object.values(JOBS).map((j) => j.queue))) {
     const queue = new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
     queue.on('error', () => undefined);
     queues.set(name, queue);

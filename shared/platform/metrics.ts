@@ -6,6 +6,7 @@ export interface Metrics {
   registry: Registry;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  httpRefusals: Counter<'route' | 'code'>;
   jobDuration: Histogram<'queue' | 'outcome'>;
   queueJobs: Gauge<'queue' | 'state'>;
   breakerState: Gauge<'vendor' | 'state'>;
@@ -36,6 +37,12 @@ export function createMetrics(): Metrics {
       help: 'HTTP request latency by route template, method and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    httpRefusals: new Counter({
+      name: 'http_refusals_total',
+      help: 'Answers of 400 and above that carry an error code, by route template and code (queued requests included).',
+      labelNames: ['route', 'code'],
       registers: [registry],
     }),
     jobDuration: new Histogram({

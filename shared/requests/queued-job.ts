@@ -1,50 +1,141 @@
-// The worker side of the wait-for-result protocol. A job's work and its stored result commit in one
-// transaction, under a lock on the result row: a job that runs again after a crash (BullMQ redelivers
-// stalled jobs) finds the row finished and does nothing, so no request is ever applied twice.
-import type { Job } from 'bullmq';
+// The worker side of the wait-for-result protocol: every queued request's job goes through
+// runQueuedJob. A job's work and its stored answer commit in one transaction, under a lock on the
+// result row: a job that runs again after a crash (BullMQ redelivers stalled jobs) finds the row
+// finished and does nothing, so no request is ever applied twice.
+//
+// Outcomes are explicit: a refusal (an AppError below 500) is the stored answer and the job completes;
+// a fault throws so BullMQ retries with the job's backoff; when the attempts are spent (or the
+// processor gives up) the stored answer is the job's "retry as it is" 500.
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { asSql, inTransaction, type Database, type DbClient, type Sql } from '../platform/db';
-import type { QueuedRequestData } from '../platform/jobs';
-import type { QueuedRequestOutcome } from './queued-request';
+import { AppError, codeOfErrorBody, TransientError } from '../platform/errors';
+import { JOBS, type JobKey, type JobPayloadOf, type QueuedRequestData } from '../platform/jobs';
+import type { Logger } from '../platform/logger';
+import { outcomeOf, type QueuedRequestOutcome } from './outcome';
 import * as repo from './request-result.repository';
 
-export async function isRequestFinished(db: Database, requestId: string): Promise<boolean> {
+/** A queued request as its processor sees it: the payload is the validated request. */
+export interface QueuedJob<P> {
+  requestId: string;
+  organisationId: number;
+  accountId: number;
+  payload: P;
+  /** The BullMQ job, for processors that steer it (delay it until a breaker's trial). */
+  job: Job<QueuedRequestData>;
+}
+
+/** `sql`: a plain pg transaction (a fraction of Prisma's CPU per step); `prisma`: for work written against Prisma. */
+type Commit<P, R> =
+  | { sql: (tx: Sql, request: QueuedJob<P>, prepared: R) => Promise<QueuedRequestOutcome> }
+  | { prisma: (tx: DbClient, request: QueuedJob<P>, prepared: R) => Promise<QueuedRequestOutcome> };
+
+export type QueuedJobProcessor<P, R = undefined> = Commit<P, R> & {
+  /** Run the job only while its request is unanswered: `prepare` calls what must not be called twice. */
+  onlyWhilePending?: boolean;
+  /** Outside any transaction (a slow vendor holds no lock and no connection). */
+  prepare?: (request: QueuedJob<P>) => Promise<R>;
+};
+
+/** Thrown by a processor that can no longer answer in time: the request gets its 500 at once. */
+export class GiveUp extends UnrecoverableError {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
+/**
+ * Returns the stored answer, maybe compacted (JOBS[key].eventAnswer): it rides on the completion event.
+ * Null when an earlier run had stored it.
+ */
+export async function runQueuedJob<K extends JobKey, R>(
+  key: K,
+  job: Job<QueuedRequestData>,
+  ctx: { db: Database; logger: Logger },
+  processor: QueuedJobProcessor<JobPayloadOf<K>, R>,
+): Promise<unknown> {
+  const { requestId } = job.data;
+  try {
+    if (processor.onlyWhilePending && (await isRequestFinished(ctx.db, requestId))) return null;
+    const step = await prepare(key, job, processor).catch(asRefusal);
+    const answer = await finishRequest(ctx.db, requestId, 'refusal' in step ? answerWith(step.refusal) : bind(processor, step));
+    return answer && (JOBS[key].eventAnswer?.compact(answer) ?? answer);
+  } catch (err) {
+    if (err instanceof DelayedError) throw err;
+    if (err instanceof GiveUp || isFinalAttempt(job)) {
+      const answer = exhausted(key, err instanceof GiveUp ? err.reason : err);
+      await finishRequest(ctx.db, requestId, answerWith(answer)).catch((storeErr: unknown) =>
+        ctx.logger.error({ err: storeErr, requestId }, 'could not store the answer of a request whose attempts are spent'),
+      );
+    }
+    throw err;
+  }
+}
+
+interface Prepared<P, R> {
+  request: QueuedJob<P>;
+  prepared: R;
+}
+
+async function prepare<K extends JobKey, R>(
+  key: K,
+  job: Job<QueuedRequestData>,
+  processor: QueuedJobProcessor<JobPayloadOf<K>, R>,
+): Promise<Prepared<JobPayloadOf<K>, R>> {
+  const { requestId, organisationId, accountId, version, payload } = job.data;
+  const schema = JOBS[key].payload;
+  // Same version: the API validated it under these very rules. Another one (jobs outlive deploys):
+  // judged again, so a job queued under older rules gets the answer the API would now give.
+  const parsed = (version === schema.version ? schema.fromJob(payload) : schema.validate(payload)) as JobPayloadOf<K>;
+  const request: QueuedJob<JobPayloadOf<K>> = { requestId, organisationId, accountId, payload: parsed, job };
+  return { request, prepared: (await processor.prepare?.(request)) as R };
+}
+
+function asRefusal(err: unknown): { refusal: AppError } {
+  if (err instanceof AppError && err.status < 500) return { refusal: err };
+  throw err;
+}
+
+/** The work that finishes a request, bound to its transaction kind. */
+type Work = { sql: (tx: Sql) => Promise<QueuedRequestOutcome> } | { prisma: (tx: DbClient) => Promise<QueuedRequestOutcome> };
+
+function bind<P, R>(commit: Commit<P, R>, { request, prepared }: Prepared<P, R>): Work {
+  return 'sql' in commit
+    ? { sql: (tx) => commit.sql(tx, request, prepared) }
+    : { prisma: (tx) => commit.prisma(tx, request, prepared) };
+}
+
+const answerWith = (err: AppError): Work => ({ sql: async () => outcomeOf(err) });
+
+async function finishRequest(db: Database, requestId: string, work: Work): Promise<QueuedRequestOutcome | null> {
+  if ('sql' in work) return inTransaction(db, (sql) => finishOnce(sql, requestId, () => work.sql(sql)));
+  return db.prisma.$transaction((tx) => finishOnce(asSql(tx), requestId, () => work.prisma(tx)), {
+    timeout: 60_000,
+    maxWait: 30_000,
+  });
+}
+
+async function finishOnce(sql: Sql, requestId: string, work: () => Promise<QueuedRequestOutcome>): Promise<QueuedRequestOutcome | null> {
+  if (!(await repo.lockUnfinished(sql, requestId))) return null;
+  const outcome = await work();
+  await repo.finishResult(sql, requestId, outcome.status, outcome.body, errorCodeOf(outcome));
+  return { status: outcome.status, body: outcome.body };
+}
+
+function errorCodeOf(outcome: QueuedRequestOutcome): string | null {
+  if (outcome.status < 400) return null;
+  return outcome.errorCode ?? codeOfErrorBody(outcome.body) ?? null;
+}
+
+/** A TransientError names its own fault ("retry as it is"); anything else answers the job's catalogued 500. */
+function exhausted(key: JobKey, err: unknown): AppError {
+  return err instanceof TransientError ? err : JOBS[key].exhausted();
+}
+
+async function isRequestFinished(db: Database, requestId: string): Promise<boolean> {
   const row = await repo.findResult(db.pool, requestId);
   return row === null || row.httpStatus != null;
 }
 
-/**
- * Runs `work` and stores its outcome atomically, in a Prisma interactive transaction (for work written
- * against Prisma); returns false when the request was already finished.
- */
-export async function completeRequest(
-  db: Database,
-  requestId: string,
-  work: (tx: DbClient) => Promise<QueuedRequestOutcome>,
-): Promise<boolean> {
-  return db.prisma.$transaction((tx) => finishOnce(asSql(tx), requestId, () => work(tx)), { timeout: 60_000, maxWait: 30_000 });
-}
-
-/** completeRequest in a plain pg transaction, for work written in SQL: a fraction of Prisma's CPU per step. */
-export async function completeRequestSql(
-  db: Database,
-  requestId: string,
-  work: (sql: Sql) => Promise<QueuedRequestOutcome>,
-): Promise<boolean> {
-  return inTransaction(db, (sql) => finishOnce(sql, requestId, () => work(sql)));
-}
-
-async function finishOnce(sql: Sql, requestId: string, work: () => Promise<QueuedRequestOutcome>): Promise<boolean> {
-  if (!(await repo.lockUnfinished(sql, requestId))) return false;
-  const outcome = await work();
-  await repo.finishResult(sql, requestId, outcome.status, outcome.body);
-  return true;
-}
-
-export function isFinalAttempt(job: Job<QueuedRequestData>): boolean {
+function isFinalAttempt(job: Job<QueuedRequestData>): boolean {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-}
-
-/** Stores the answer of a request whose retries are exhausted (no-op if it already has one). */
-export async function failRequest(db: Database, requestId: string, outcome: QueuedRequestOutcome): Promise<void> {
-  await completeRequestSql(db, requestId, async () => outcome);
 }

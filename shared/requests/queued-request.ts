@@ -1,41 +1,51 @@
-// The wait-for-result protocol for queued writes (design: "Request flows").
+// The API side of the wait-for-result protocol for queued writes (design: "Request flows").
 //
-// The API stores a pending request_results row, adds a job whose id is the row's id, and waits for
-// the worker to finish that row. The result lives in PostgreSQL, not in the job: a completion event
-// only says "look now", and a poll of the row covers events lost while Redis reconnects. A request
-// still unfinished at the deadline answers 503 + Retry-After; its work goes on, and a retry with the
-// same Idempotency-Key picks up the stored result.
+// submit: store a pending request_results row (or find the one of an earlier request with the same
+// Idempotency-Key), add a job whose id is the row's id, and wait for the worker to finish that row.
+// The row is the source of truth; the completion event usually carries the answer so the request need
+// not read it, and one poll per process covers events lost while Redis reconnects. A request still
+// unfinished at the deadline answers 503 with its id and a Location to poll; its work goes on.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from '../platform/db';
-import { ConflictError, resultPending, UnavailableError } from '../platform/errors';
-import { JOBS, type JobKey, type JobQueues, type QueuedRequestData } from '../platform/jobs';
-import { parseIdempotencyKey } from './idempotency-key';
+import { ConflictError, NotFoundError, resultPending, UnavailableError } from '../platform/errors';
+import { JOBS, type JobKey, type JobQueues } from '../platform/jobs';
+import { enqueueJob } from './enqueue-job';
+import type { QueuedRequestOutcome } from './outcome';
 import * as repo from './request-result.repository';
+import { createWaiterRegistry, type Waiter, type WaiterRegistry } from './waiters';
 
-const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 const POLL_INTERVAL_MS = 500;
+const POLL_BATCH = 500;
 const RETRY_AFTER_SECONDS = 2;
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface QueuedRequestOutcome {
-  status: number;
-  body: unknown;
-}
-
-export interface SubmitRequest<P> {
+export interface SubmitRequest {
   job: JobKey;
-  endpoint: string;
   organisationId: number;
   accountId: number;
+  /** Already checked (parseIdempotencyKey), as is the run id (parseRunId). */
   idempotencyKey: string | undefined;
+  runId: string | undefined;
   /** X-Request-Id of the HTTP request, carried into the job's log lines. */
   traceId?: string;
-  /** What the job carries: the validated request, no secrets. */
-  payload: P;
+  /** The validated request in the JSON form its job carries (JobPayload): no unknown fields, no secrets. */
+  payload: unknown;
 }
 
 export interface QueuedRequests {
-  submit<P>(req: SubmitRequest<P>): Promise<QueuedRequestOutcome>;
+  submit(req: SubmitRequest): Promise<QueuedRequestOutcome>;
+  /** The stored answer of one of the organisation's requests (GET requests/<id>/), or 503 while pending. */
+  find(organisationId: number, requestId: string): Promise<QueuedRequestOutcome>;
   close(): void;
+}
+
+interface Context {
+  db: Database;
+  queues: JobQueues;
+  waitMs: number;
+  waiters: WaiterRegistry;
+  polling: boolean;
 }
 
 export function hashRequest(endpoint: string, payload: unknown): string {
@@ -43,145 +53,170 @@ export function hashRequest(endpoint: string, payload: unknown): string {
 }
 
 export function createQueuedRequests(deps: { db: Database; queues: JobQueues; waitMs: number }): QueuedRequests {
-  // jobId → wake-up callbacks, fed by one listener per QueueEvents (not one listener per request).
-  const waiting = new Map<string, Set<() => void>>();
-  const wake = ({ jobId }: { jobId: string }) => waiting.get(jobId)?.forEach((fn) => fn());
-  const listened = new Set<JobKey>();
-  const listen = (key: JobKey) => {
-    if (listened.has(key)) return;
-    listened.add(key);
-    const events = deps.queues.events(key);
-    events.on('completed', wake);
-    events.on('failed', wake);
-  };
-
-  /**
-   * Wake-ups for one request, registered before its job is added: an event that arrives while the
-   * request is busy (adding the job, reading the row) is remembered, not lost, so the request never
-   * sleeps a whole poll interval past its job's completion.
-   */
-  function watch(key: JobKey, id: string) {
-    listen(key);
-    let woken = false;
-    let wakeUp: (() => void) | undefined;
-    const callback = () => {
-      woken = true;
-      wakeUp?.();
-    };
-    const callbacks = waiting.get(id) ?? new Set();
-    waiting.set(id, callbacks);
-    callbacks.add(callback);
-    return {
-      /** Resolves at the next event for the job (at once if one came since the last call) or after `ms`. */
-      next(ms: number): Promise<void> {
-        return new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            wakeUp = undefined;
-            woken = false;
-            resolve();
-          };
-          const timer = setTimeout(done, woken ? 0 : ms);
-          wakeUp = done;
-        });
-      },
-      close() {
-        callbacks.delete(callback);
-        if (callbacks.size === 0) waiting.delete(id);
-      },
-    };
-  }
-
-  /** `readFirst`: the job may be done already (a replay); a job just added is first waited for. */
-  async function waitForResult(watcher: ReturnType<typeof watch>, id: string, readFirst: boolean): Promise<QueuedRequestOutcome> {
-    const deadline = Date.now() + deps.waitMs;
-    if (!readFirst) await watcher.next(Math.min(POLL_INTERVAL_MS, deps.waitMs));
-    for (;;) {
-      const row = await repo.findResult(deps.db.pool, id);
-      if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
-      const left = deadline - Date.now();
-      if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS);
-      await watcher.next(Math.min(POLL_INTERVAL_MS, left));
-    }
-  }
-
-  async function enqueue<P>(req: SubmitRequest<P>, id: string, replay: boolean): Promise<void> {
-    const spec = JOBS[req.job];
-    const data: QueuedRequestData<P> = {
-      requestId: id,
-      traceId: req.traceId,
-      organisationId: req.organisationId,
-      accountId: req.accountId,
-      payload: req.payload,
-    };
-    const queue = deps.queues.queue(req.job);
-    // A job that failed without storing an answer (e.g. the database was gone on its last attempt)
-    // would make BullMQ ignore the re-add below for as long as the failed job is kept: clear it.
-    if (replay) {
-      const previous = await queue.getJob(id);
-      if (previous && (await previous.isFailed())) await previous.remove();
-    }
-    // jobId = request id: adding the same request twice (a replay of a pending one) is a no-op in BullMQ.
-    await queue.add(spec.name, data, {
-      ...spec.options,
-      jobId: id,
-      // Completed jobs only feed the dashboard (the answer lives in PostgreSQL): keep few, as each
-      // carries a whole request (~20 KB for 100 transactions).
-      removeOnComplete: { age: 3600, count: 1000 },
-      removeOnFail: { age: 24 * 3600 },
-    });
-  }
-
+  const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false };
+  const stopListening = listenForCompletions(ctx);
+  const poll = setInterval(() => pollWaiting(ctx), POLL_INTERVAL_MS);
+  poll.unref();
   return {
-    async submit(req) {
-      const bodyHash = hashRequest(req.endpoint, req.payload);
-      const key = parseIdempotencyKey(req.idempotencyKey) ?? null;
-      let { created, result } = await repo.createOrFindPending(deps.db.pool, {
-        id: randomUUID(),
-        organisationId: req.organisationId,
-        endpoint: req.endpoint,
-        idempotencyKey: key,
-        bodyHash,
-      });
-      if (!created && Date.now() - result.createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) {
-        await repo.expireIdempotencyKey(deps.db.pool, result.id);
-        ({ created, result } = await repo.createOrFindPending(deps.db.pool, {
-          id: randomUUID(),
-          organisationId: req.organisationId,
-          endpoint: req.endpoint,
-          idempotencyKey: key,
-          bodyHash,
-        }));
-      }
-      if (!created && result.bodyHash !== bodyHash) {
-        throw new ConflictError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
-        );
-      }
-      if (!created && result.httpStatus != null) {
-        // A stored 5xx tells the client to retry as it is, so replaying it would answer that retry the
-        // same way for 24 h. It also means nothing was written (work and answer commit together), so
-        // the retry runs the request again; any other stored answer is final and replayed.
-        if (result.httpStatus < 500) return { status: result.httpStatus, body: result.body };
-        await repo.reopenRetryable(deps.db.pool, result.id);
-      }
-      const watcher = watch(req.job, result.id);
-      try {
-        try {
-          // Also for a replayed pending request: re-adding recovers a job lost with Redis data.
-          await enqueue(req, result.id, !created);
-        } catch {
-          if (created && key === null) await repo.deleteResult(deps.db.pool, result.id).catch(() => undefined);
-          throw new UnavailableError('queue_unavailable', 'The work queue is unavailable. Retry the request as it is.', RETRY_AFTER_SECONDS);
-        }
-        return await waitForResult(watcher, result.id, !created);
-      } finally {
-        watcher.close();
-      }
-    },
+    submit: (req) => submitQueuedRequest(ctx, req),
+    find: (organisationId, requestId) => findRequestAnswer(ctx.db, organisationId, requestId),
     close() {
-      waiting.clear();
+      clearInterval(poll);
+      stopListening();
+      ctx.waiters.clear();
     },
   };
+}
+
+async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<QueuedRequestOutcome> {
+  const bodyHash = hashRequest(JOBS[req.job].endpoint, req.payload);
+  const { created, result } = await storePending(ctx.db, req, bodyHash);
+  if (!created && result.bodyHash !== bodyHash) {
+    throw new ConflictError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+    );
+  }
+  if (!created && result.httpStatus != null) {
+    // A stored 5xx tells the client to retry as it is, so replaying it would answer that retry the
+    // same way for 24 h. It also means nothing was written (work and answer commit together), so
+    // the retry runs the request again; any other stored answer is final and replayed.
+    if (result.httpStatus < 500) return { status: result.httpStatus, body: result.body, replayed: true };
+    await repo.reopenRetryable(ctx.db.pool, result.id);
+  }
+  const replay = !created && result.httpStatus == null;
+  const waiter = ctx.waiters.watch(result.id);
+  try {
+    await enqueueOrRefuse(ctx, req, result.id, !created);
+    const outcome = await waitForResult(ctx, req, waiter, result.id, !created);
+    return replay ? { ...outcome, replayed: true } : outcome;
+  } finally {
+    waiter.close();
+  }
+}
+
+/** The pending row; with a key that has a row older than the replay window, the key is freed first. */
+async function storePending(db: Database, req: SubmitRequest, bodyHash: string) {
+  const row = {
+    organisationId: req.organisationId,
+    accountId: req.accountId,
+    runId: req.runId ?? null,
+    endpoint: JOBS[req.job].endpoint,
+    idempotencyKey: req.idempotencyKey ?? null,
+    bodyHash,
+  };
+  const first = await repo.createOrFindPending(db.pool, { id: randomUUID(), ...row });
+  if (first.created || Date.now() - first.result.createdAt.getTime() <= IDEMPOTENCY_WINDOW_MS) return first;
+  await repo.expireIdempotencyKey(db.pool, first.result.id);
+  return repo.createOrFindPending(db.pool, { id: randomUUID(), ...row });
+}
+
+/**
+ * Adds the job. When Redis refuses, the row gets a 503 answer, but only if it is still pending: the
+ * job may have been added after all and finished meanwhile, and a finished answer is never replaced.
+ */
+async function enqueueOrRefuse(ctx: Context, req: SubmitRequest, requestId: string, replay: boolean): Promise<void> {
+  const data = {
+    requestId,
+    traceId: req.traceId,
+    organisationId: req.organisationId,
+    accountId: req.accountId,
+    version: JOBS[req.job].payload.version,
+    payload: req.payload,
+  };
+  try {
+    await enqueueJob(ctx.queues, req.job, data, { replay });
+  } catch {
+    const refusal = new UnavailableError(
+      'queue_unavailable',
+      'The work queue is unavailable. Retry the request as it is.',
+      RETRY_AFTER_SECONDS,
+      requestId,
+    );
+    const stored = await repo.finishIfPending(ctx.db.pool, requestId, refusal).then(
+      () => true,
+      () => false,
+    );
+    // Without a stored answer the Location would report "pending" for ever: leave it out.
+    throw stored ? refusal : new UnavailableError('queue_unavailable', refusal.message, RETRY_AFTER_SECONDS);
+  }
+}
+
+/** `readFirst`: the job may be done already (a replay); a job just added is first waited for. */
+async function waitForResult(
+  ctx: Context,
+  req: SubmitRequest,
+  waiter: Waiter,
+  requestId: string,
+  readFirst: boolean,
+): Promise<QueuedRequestOutcome> {
+  const deadline = Date.now() + ctx.waitMs;
+  let read = readFirst;
+  for (;;) {
+    if (read) {
+      // A failed read counts as "not yet": the request then ends in a 503 with its Location, never in a
+      // 500 that a client without a key could not tell from "nothing was done".
+      const row = await repo.findResult(ctx.db.pool, requestId).catch(() => null);
+      if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, requestId);
+    const answer = eventAnswer(req, await waiter.next(left));
+    if (answer) return answer;
+    // Woken without an answer (a failed job, a job that found its row finished) or out of time.
+    read = true;
+  }
+}
+
+async function findRequestAnswer(db: Database, organisationId: number, requestId: string): Promise<QueuedRequestOutcome> {
+  // Another organisation's request answers exactly as one that does not exist.
+  const row = requestId.length === 36 && REQUEST_ID.test(requestId) ? await repo.findOwnResult(db.pool, organisationId, requestId) : null;
+  const purged = row?.httpStatus != null && row.body == null;
+  if (!row || purged) {
+    throw new NotFoundError('request_not_found', 'No request with this id, or its answer was purged 24 hours after it finished.');
+  }
+  if (row.httpStatus == null) throw resultPending(RETRY_AFTER_SECONDS, requestId);
+  return { status: row.httpStatus, body: row.body };
+}
+
+/** One listener per queue for every waiting request (not one per request). */
+function listenForCompletions(ctx: Context): () => void {
+  const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => ctx.waiters.wake(jobId, returnvalue ?? undefined);
+  const failed = ({ jobId }: { jobId: string }) => ctx.waiters.wake(jobId);
+  const events = (Object.keys(JOBS) as JobKey[]).map((key) => ctx.queues.events(key));
+  for (const e of new Set(events)) {
+    e.on('completed', completed);
+    e.on('failed', failed);
+  }
+  return () => {
+    for (const e of new Set(events)) {
+      e.off('completed', completed);
+      e.off('failed', failed);
+    }
+  };
+}
+
+/** The answer a wake-up carried: whole (the poll, most refusals) or compact (JOBS[job].eventAnswer). */
+function eventAnswer(req: SubmitRequest, value: unknown): QueuedRequestOutcome | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const whole = value as Partial<QueuedRequestOutcome>;
+  if (typeof whole.status === 'number' && 'body' in whole) return { status: whole.status, body: whole.body };
+  return JOBS[req.job].eventAnswer?.expand(value, req.payload);
+}
+
+/** One query for every request this process waits for; skipped while the previous one still runs. */
+function pollWaiting(ctx: Context): void {
+  const ids = ctx.waiters.waitingIds();
+  if (ctx.polling || ids.length === 0) return;
+  ctx.polling = true;
+  void (async () => {
+    for (let i = 0; i < ids.length; i += POLL_BATCH) {
+      const rows = await repo.findFinished(ctx.db.pool, ids.slice(i, i + POLL_BATCH));
+      for (const row of rows) ctx.waiters.wake(row.id, { status: row.httpStatus, body: row.body });
+    }
+  })()
+    .catch(() => undefined)
+    .finally(() => {
+      ctx.polling = false;
+    });
 }

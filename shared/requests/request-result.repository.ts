@@ -3,6 +3,7 @@
 // API multiplied the CPU of those steps (finishing a 100-transaction body alone took ~2 ms).
 import type { Prisma } from '../generated/prisma/client';
 import type { Prepared, Sql } from '../platform/db';
+import type { AppError } from '../platform/errors';
 
 export interface StoredResult {
   id: string;
@@ -17,8 +18,8 @@ const COLUMNS = 'id, body_hash AS "bodyHash", http_status AS "httpStatus", body,
 // Run for every queued request: prepared once per connection (see Prepared).
 const INSERT_PENDING: Prepared = {
   name: 'requests.insert-pending',
-  text: `INSERT INTO request_results (id, organisation_id, endpoint, idempotency_key, body_hash)
-         VALUES ($1, $2, $3, $4, $5)
+  text: `INSERT INTO request_results (id, organisation_id, endpoint, idempotency_key, body_hash, account_id, run_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT DO NOTHING`,
 };
 const FIND: Prepared = { name: 'requests.find', text: `SELECT ${COLUMNS} FROM request_results WHERE id = $1` };
@@ -28,15 +29,35 @@ const LOCK_UNFINISHED: Prepared = {
 };
 const FINISH: Prepared = {
   name: 'requests.finish',
-  text: 'UPDATE request_results SET http_status = $2::int, body = $3::jsonb, finished_at = now() WHERE id = $1',
+  text: `UPDATE request_results SET http_status = $2::int, body = $3::jsonb, error_code = $4, finished_at = now()
+          WHERE id = $1`,
+};
+const FIND_FINISHED: Prepared = {
+  name: 'requests.find-finished',
+  text: 'SELECT id, http_status AS "httpStatus", body FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL',
 };
 
+export interface NewPendingResult {
+  id: string;
+  organisationId: number;
+  accountId: number;
+  runId: string | null;
+  endpoint: string;
+  idempotencyKey: string | null;
+  bodyHash: string;
+}
+
 /** Inserts the pending row; with a key that already has a row, returns that row instead. */
-export async function createOrFindPending(
-  db: Sql,
-  row: { id: string; organisationId: number; endpoint: string; idempotencyKey: string | null; bodyHash: string },
-): Promise<{ created: boolean; result: StoredResult }> {
-  const inserted = await db.query(INSERT_PENDING, [row.id, row.organisationId, row.endpoint, row.idempotencyKey, row.bodyHash]);
+export async function createOrFindPending(db: Sql, row: NewPendingResult): Promise<{ created: boolean; result: StoredResult }> {
+  const inserted = await db.query(INSERT_PENDING, [
+    row.id,
+    row.organisationId,
+    row.endpoint,
+    row.idempotencyKey,
+    row.bodyHash,
+    row.accountId,
+    row.runId,
+  ]);
   if (inserted.rowCount === 1) {
     return { created: true, result: { id: row.id, bodyHash: row.bodyHash, httpStatus: null, body: null, createdAt: new Date() } };
   }
@@ -55,6 +76,21 @@ export async function findResult(db: Sql, id: string): Promise<StoredResult | nu
   return rows[0] ?? null;
 }
 
+/** The organisation's own request: another organisation's id is as absent as an unknown one. */
+export async function findOwnResult(db: Sql, organisationId: number, id: string): Promise<StoredResult | null> {
+  const { rows } = await db.query<StoredResult>(`SELECT ${COLUMNS} FROM request_results WHERE id = $1 AND organisation_id = $2`, [
+    id,
+    organisationId,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** The finished ones among `ids`, with their answers: one query for every request a process waits for. */
+export async function findFinished(db: Sql, ids: string[]): Promise<{ id: string; httpStatus: number; body: Prisma.JsonValue }[]> {
+  const { rows } = await db.query<{ id: string; httpStatus: number; body: Prisma.JsonValue }>(FIND_FINISHED, [ids]);
+  return rows;
+}
+
 /** Frees an idempotency key whose row is older than the replay window. */
 export async function expireIdempotencyKey(db: Sql, id: string): Promise<void> {
   await db.query('UPDATE request_results SET idempotency_key = NULL WHERE id = $1', [id]);
@@ -71,8 +107,13 @@ export async function reopenRetryable(db: Sql, id: string): Promise<void> {
   );
 }
 
-export async function deleteResult(db: Sql, id: string): Promise<void> {
-  await db.query('DELETE FROM request_results WHERE id = $1', [id]);
+/** Stores a refusal as the answer of a request that has none yet; a finished answer is left alone. */
+export async function finishIfPending(db: Sql, id: string, err: AppError): Promise<void> {
+  await db.query(
+    `UPDATE request_results SET http_status = $2::int, body = $3::jsonb, error_code = $4, finished_at = now()
+      WHERE id = $1 AND finished_at IS NULL`,
+    [id, err.status, JSON.stringify(err.toBody()), err.code],
+  );
 }
 
 /**
@@ -84,6 +125,21 @@ export async function lockUnfinished(db: Sql, id: string): Promise<boolean> {
   return rows[0]?.finished === false;
 }
 
-export async function finishResult(db: Sql, id: string, httpStatus: number, body: unknown): Promise<void> {
-  await db.query(FINISH, [id, httpStatus, JSON.stringify(body)]);
+/** `errorCode`: the refusal's code (a 4xx or 5xx answer), for support look-ups without reading bodies. */
+export async function finishResult(db: Sql, id: string, httpStatus: number, body: unknown, errorCode: string | null): Promise<void> {
+  await db.query(FINISH, [id, httpStatus, JSON.stringify(body), errorCode]);
+}
+
+/**
+ * Drops the answers of requests finished before `cutoff`, at most `limit` rows: what stays (key, body
+ * hash, status, error code, account) is what the 422 idempotency_key_reused check and support look-ups
+ * need. Served by the partial index on finished_at of rows that still have a body.
+ */
+export async function purgeAnswers(db: Sql, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE request_results SET body = NULL
+      WHERE id IN (SELECT id FROM request_results WHERE finished_at < $1 AND body IS NOT NULL LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return rowCount ?? 0;
 }

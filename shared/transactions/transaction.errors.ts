@@ -1,7 +1,6 @@
 // The transactions endpoint's own 400 body (spec: Endpoints → transactions/create): its top level names
 // the first failing transaction; `errors` holds the field errors of every failing transaction.
 import { AppError, type FieldError } from '../platform/errors';
-import type { QueuedRequestOutcome } from '../requests/queued-request';
 
 export interface TransactionImportErrorBody {
   status: 'TRANSACTION_IMPORT_ERROR';
@@ -26,10 +25,5 @@ export class TransactionImportError extends AppError {
       transaction_data: this.transactionData,
       errors: this.errors,
     };
-  }
-
-  /** The stored answer of a request the worker rejects. */
-  toOutcome(): QueuedRequestOutcome {
-    return { status: this.status, body: this.toBody() };
   }
 }

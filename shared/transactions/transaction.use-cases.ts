@@ -4,40 +4,36 @@
 import { resolveWritableAccount } from '../accounts/account.use-cases';
 import { asSql, type Database, type DbClient, type Sql } from '../platform/db';
 import { accountNotFound } from '../platform/errors';
-import type { QueuedRequestOutcome, QueuedRequests } from '../requests/queued-request';
+import { outcomeOf, type QueuedRequestOutcome } from '../requests/outcome';
+import type { QueuedRequests } from '../requests/queued-request';
+import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
 import { isMoved, movedNoteBody, planImport, rejectionOf, toNewTransaction, type PlannedTransaction } from './import-plan';
 import { addedSupplyCharges, checkSupplyCharges, coveredDays, type SupplyChargeState } from './supply-charge.validation';
+import { toTransactionImportJson } from './transaction.job-payload';
 import * as repo from './transaction.repository';
-import { parseIdempotencyKey } from '../requests/idempotency-key';
-import {
-  parseTransactionImport,
-  type TransactionImport,
-  type TransactionImportPayload,
-} from './transaction.validation';
+import { parseTransactionImport, type TransactionImport } from './transaction.validation';
 
-export const TRANSACTIONS_ENDPOINT = 'transactions/create';
-
+/** The API's half: checks (400s and 404s never queue), then queues the validated request and waits. */
 export async function requestTransactionImport(
   deps: { db: Database; queued: QueuedRequests; maxItems: number },
-  req: { organisationId: number; idempotencyKey: string | undefined; traceId?: string; query: unknown; body: unknown },
+  req: { organisationId: number; headers: RequestHeaders; traceId?: string; query: unknown; body: unknown },
 ): Promise<QueuedRequestOutcome> {
-  const idempotencyKey = parseIdempotencyKey(req.idempotencyKey);
+  const headers = parseRequestHeaders(req.headers);
   const checked = parseTransactionImport({ options: req.query, request: req.body }, { maxItems: deps.maxItems });
   const account = await resolveWritableAccount(deps.db, req.organisationId, checked.request);
-  return deps.queued.submit<TransactionImportPayload>({
+  return deps.queued.submit({
     job: 'importTransactions',
-    endpoint: TRANSACTIONS_ENDPOINT,
     organisationId: req.organisationId,
     accountId: account.accountId,
-    idempotencyKey,
+    ...headers,
     traceId: req.traceId,
-    payload: { options: checked.options, request: req.body },
+    payload: toTransactionImportJson(checked),
   });
 }
 
 /**
  * All or nothing: a rejection or a dry run writes no transaction and no note. Runs in the caller's
- * transaction, a pg one (completeRequestSql) or a Prisma one (completeRequest).
+ * transaction (the one runQueuedJob opens to store the answer with the work).
  */
 export async function importTransactions(
   client: Sql | DbClient,
@@ -47,13 +43,13 @@ export async function importTransactions(
   const tx = asSql(client);
   const account = await repo.lockAccount(tx, run.accountId);
   // Deleted between the API's check and this job: answer as the API would have.
-  if (!account) return notFound();
+  if (!account) return outcomeOf(accountNotFound());
   const existing = options.check_previously_added
     ? await repo.findExistingTransactionIds(tx, run.accountId, request.transactions.map((t) => t.transaction_id))
     : new Set<string>();
   const { planned, rejected } = planImport(request.transactions, existing, account, options.force_add_to_current_statement);
   rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
-  if (rejected.length > 0) return rejectionOf(rejected).toOutcome();
+  if (rejected.length > 0) return outcomeOf(rejectionOf(rejected));
   if (request.dry_run) return created(planned, new Map());
 
   const added = planned.filter((p) => p.add);
@@ -80,11 +76,6 @@ async function loadSupplyChargeState(tx: Sql, accountId: number, planned: Planne
   // One after the other: both run on the one connection of the import's transaction.
   const products = await repo.findProductRates(tx, [...new Set(charges.map((c) => c.product_code))]);
   return { products, charged: await repo.findChargedPeriods(tx, accountId, from, until) };
-}
-
-function notFound(): QueuedRequestOutcome {
-  const err = accountNotFound();
-  return { status: err.status, body: { detail: err.message, code: err.code } };
 }
 
 function created(planned: PlannedTransaction[], ids: Map<string, number>): QueuedRequestOutcome {

@@ -20,15 +20,6 @@ export interface TransactionImport {
   request: TransactionsRequestData;
 }
 
-/**
- * What an import job carries, and what the Idempotency-Key hash covers: the options as parsed (so
- * `?force_add_to_current_statement=0` and `=false` are the same request) and the body as sent.
- */
-export interface TransactionImportPayload {
-  options: ImportOptionsData;
-  request: unknown;
-}
-
 export function parseTransactionImport(
   raw: { options: unknown; request: unknown },
   limits: { maxItems?: number } = {},

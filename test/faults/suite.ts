@@ -95,6 +95,7 @@ async function runPhase(
     ledger.instructions.push({ accountId: probe.accountId, reference: probe.reference!, unknownAtVendor: false, outcome: probe.outcome });
   }
   const invariants = [...(window.checks ?? []), ...(await checkInvariants(stack.db, ledger, accountIds))];
+  for (const i of invariants) debug(`${label} ${i.ok ? 'ok' : 'FAILED'}: ${i.name}${i.detail ? ` (${i.detail})` : ''}`);
 
   const attempts: Attempt[] = [...load.transactions, ...load.instructions].flatMap((r) => r.outcome.attempts);
   attempts.push(...probe.outcome.attempts);

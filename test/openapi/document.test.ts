@@ -9,6 +9,7 @@ import { buildAuthSchema } from '../../api/routes/graphql.routes';
 import { notesRequestSchema } from '../../shared/notes/note.schemas';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
 import { parseIdempotencyKey } from '../../shared/requests/idempotency-key';
+import { parseRunId } from '../../shared/requests/request-headers';
 import { statementsRequestSchema } from '../../shared/statements/statement.schemas';
 import { ImportOptions } from '../../shared/transactions/transaction.schemas';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
@@ -144,25 +145,34 @@ describe('request examples', () => {
     }
   });
 
-  it('document the query options and Idempotency-Key as the service reads them', () => {
+  it('document the query options, Idempotency-Key and Data-Import-Run-Id as the service reads them', () => {
     const params = operation(document, 'createTransactions').operation.parameters ?? [];
-    expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['header:Idempotency-Key', 'query:check_previously_added', 'query:force_add_to_current_statement']);
+    expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['header:Data-Import-Run-Id', 'header:Idempotency-Key', 'query:check_previously_added', 'query:force_add_to_current_statement']);
     expect(ImportOptions.parse({})).toEqual({ check_previously_added: true, force_add_to_current_statement: true });
     for (const p of params.filter((x) => x.in === 'query')) expect(p.schema).toMatchObject({ type: 'boolean', default: true });
 
-    const key = params.find((p) => p.name === 'Idempotency-Key')!.schema as { pattern: string; example: string };
-    const documented = new RegExp(key.pattern);
-    for (const candidate of [key.example, 'a', 'x'.repeat(255), 'x'.repeat(256), 'café', 'tab\there', '']) {
-      const accepted = (() => {
-        try {
-          return parseIdempotencyKey(candidate) !== undefined;
-        } catch {
-          return false;
-        }
-      })();
-      expect([candidate, documented.test(candidate)]).toEqual([candidate, accepted]);
+    const headers: [string, (value: string) => string | undefined, number][] = [
+      ['Idempotency-Key', parseIdempotencyKey, 255],
+      ['Data-Import-Run-Id', parseRunId, 64],
+    ];
+    for (const [name, parse, max] of headers) {
+      const header = params.find((p) => p.name === name)!.schema as { pattern: string; example: string };
+      const documented = new RegExp(header.pattern);
+      for (const candidate of [header.example, 'a', 'x'.repeat(max), 'x'.repeat(max + 1), 'café', 'tab\there', '']) {
+        const accepted = (() => {
+          try {
+            return parse(candidate) !== undefined;
+          } catch {
+            return false;
+          }
+        })();
+        expect([name, candidate, documented.test(candidate)]).toEqual([name, candidate, accepted]);
+      }
     }
-    expect(operation(document, 'createPaymentInstruction').operation.parameters?.map((p) => p.name)).toEqual(['Idempotency-Key']);
+    expect(operation(document, 'createPaymentInstruction').operation.parameters?.map((p) => p.name)).toEqual([
+      'Idempotency-Key',
+      'Data-Import-Run-Id',
+    ]);
   });
 });
 

@@ -1,7 +1,10 @@
-import { UnrecoverableError, Worker } from 'bullmq';
-import { blockingConnection, JOBS } from '../../shared/platform/jobs';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { UnavailableError } from '../../shared/platform/errors';
+import { blockingConnection, JOBS, producerConnection } from '../../shared/platform/jobs';
+import { finishIfPending } from '../../shared/requests/request-result.repository';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { until } from '../helpers/until';
 import {
   envelope,
   importedAccount,
@@ -77,5 +80,32 @@ describe('a queued request whose job failed without storing an answer', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ attr: 'Idempotency-Key', code: 'invalid_idempotency_key', detail: expect.any(String) }]);
+  });
+
+  it('is run again when its job completed doing nothing because the API had answered 503 queue_unavailable', async () => {
+    // Redis took the job but its reply was lost: the API stored 503 queue_unavailable, so the job,
+    // when it ran, found the request answered and did nothing. The retry with the key must run it.
+    await workers?.stop();
+    workers = undefined;
+    const account = await importedAccount(app, tenant);
+    const body = envelope(tenant, account, [payment('taken-1')]);
+    const key = `taken-${account.external}`;
+    expect((await postTransactions(app, tenant.token, body, { idempotencyKey: key })).status).toBe(503);
+    const [row] = (await storedResults(app, organisationOf(tenant))).filter((r) => r.idempotencyKey === key);
+    await finishIfPending(app.db.pool, row!.id, new UnavailableError('queue_unavailable', 'The work queue is unavailable.', 2, row!.id));
+
+    workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
+    const queue = new Queue(JOBS.importTransactions.queue, { connection: producerConnection(app.config), prefix: app.config.QUEUE_PREFIX });
+    try {
+      await until('the no-op job to complete', async () => ((await (await queue.getJob(row!.id))?.getState()) === 'completed' ? true : undefined));
+    } finally {
+      await queue.close();
+    }
+    expect(await storedTransactions(app, account.accountId)).toEqual([]);
+
+    const retry = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+
+    expect(retry.status).toBe(201);
+    expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).toEqual(['taken-1']);
   });
 });

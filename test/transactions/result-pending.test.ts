@@ -25,7 +25,7 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
     await app.close();
   });
 
-  it('answers 503 result_pending with Retry-After, keeps the work queued, and replays the 201 to a retry with the same key', async () => {
+  it('answers 503 result_pending with Retry-After and the request to poll, keeps the work queued, and replays the 201 to a retry with the same key', async () => {
     const account = await importedAccount(app, tenant);
     const body = envelope(tenant, account, [payment('slow')]);
     const key = `pending-${account.external}`;
@@ -34,8 +34,9 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
 
     expect(pending.status).toBe(503);
     expect(pending.headers.get('retry-after')).toBe('2');
-    expect(pending.body).toEqual({ detail: expect.any(String) as unknown, code: 'result_pending' });
     const [row] = await storedResults(app, organisationOf(tenant));
+    expect(pending.body).toEqual({ detail: expect.any(String) as unknown, code: 'result_pending', request_id: row!.id });
+    expect(pending.headers.get('location')).toBe(`/v1/data-import/requests/${row!.id}/`);
     expect(row).toMatchObject({ idempotencyKey: key, httpStatus: null });
     expect(await storedTransactions(app, account.accountId)).toEqual([]);
 
@@ -47,6 +48,7 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
     const retry = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
 
     expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const rows = await storedTransactions(app, account.accountId);
     expect(rows.map((r) => r.transactionId)).toEqual(['slow']);
     expect(retry.body.results).toEqual([

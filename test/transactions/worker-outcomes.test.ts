@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { createJobQueues, JOBS } from '../../shared/platform/jobs';
-import { createQueuedRequests } from '../../shared/requests/queued-request';
+import { JOBS, producerConnection } from '../../shared/platform/jobs';
+import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
+import { until } from '../helpers/until';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import {
   envelope,
@@ -81,23 +84,32 @@ describe('transaction import jobs in the worker', () => {
     expect((await storedTransactions(app, account.accountId)).map((r) => r.transactionId)).toEqual(['doomed']);
   });
 
-  it('judges a queued job by the request rules again and stores their 400 instead of importing it', async () => {
-    // A job queued by an older release, or by anything but the API, is not trusted to be valid.
+  it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
+    // A job queued by an older release (no version, the body as sent) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
-    const queues = createJobQueues(app.config);
-    const queued = createQueuedRequests({ db: app.db, queues, waitMs: 15_000 });
-    const submit = (request: unknown) =>
-      queued.submit({
-        job: 'importTransactions',
-        endpoint: 'transactions/create',
-        organisationId: organisationOf(tenant),
+    const queue = new Queue(JOBS.importTransactions.queue, { connection: producerConnection(app.config), prefix: app.config.QUEUE_PREFIX });
+    const queueAsOlderRelease = async (request: unknown) => {
+      const id = randomUUID();
+      const organisationId = organisationOf(tenant);
+      await createOrFindPending(app.db.pool, {
+        id,
+        organisationId,
         accountId: account.accountId,
-        idempotencyKey: undefined,
-        payload: { options: { check_previously_added: true, force_add_to_current_statement: true }, request },
+        runId: null,
+        endpoint: JOBS.importTransactions.endpoint,
+        idempotencyKey: null,
+        bodyHash: 'older-release',
       });
+      const payload = { options: { check_previously_added: true, force_add_to_current_statement: true }, request };
+      await queue.add(JOBS.importTransactions.name, { requestId: id, organisationId, accountId: account.accountId, payload }, { jobId: id });
+      return until('the stored answer', async () => {
+        const row = await findResult(app.db.pool, id);
+        return row?.httpStatus != null ? { status: row.httpStatus, body: row.body } : undefined;
+      });
+    };
     try {
-      const badItem = await submit(envelope(tenant, account, [payment('1'), payment('2', { amount: -3 })]));
-      const badEnvelope = await submit({ ...envelope(tenant, account, [payment('3')]), dry_run: 'no' });
+      const badItem = await queueAsOlderRelease(envelope(tenant, account, [payment('1'), payment('2', { amount: -3 })]));
+      const badEnvelope = await queueAsOlderRelease({ ...envelope(tenant, account, [payment('3')]), dry_run: 'no' });
 
       expect(badItem).toMatchObject({
         status: 400,
@@ -106,8 +118,7 @@ describe('transaction import jobs in the worker', () => {
       expect(badEnvelope).toMatchObject({ status: 400, body: { code: 'invalid_input', errors: [{ attr: 'dry_run' }] } });
       expect(await storedTransactions(app, account.accountId)).toEqual([]);
     } finally {
-      queued.close();
-      await queues.close();
+      await queue.close();
     }
   });
 });

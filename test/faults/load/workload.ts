@@ -83,6 +83,7 @@ export function startLoad(
           path: TRANSACTIONS_PATH + (query.length ? `?${query.join('&')}` : ''),
           body: { import_supplier: tenant.supplier, external_account_number: account.external, transactions: spec.items },
           idempotencyKey: spec.idempotencyKey,
+          repostIsSafe: spec.idempotencyKey !== undefined || spec.checkPreviouslyAdded,
         },
         client,
       );
@@ -109,6 +110,7 @@ export function startLoad(
           path: INSTRUCTIONS_PATH,
           body: { import_supplier: tenant.supplier, external_account_number: account.external, vendor: 'STRIPE', type: 'CARD', reference },
           idempotencyKey: `${phase}-pi-${c}-${r}`,
+          repostIsSafe: true,
         },
         client,
       );
@@ -147,12 +149,13 @@ interface TransactionRequestSpec {
 /**
  * The r-th request of a client: mostly ordinary imports with an Idempotency-Key; some without a key
  * (retries then lean on check_previously_added), some with check_previously_added=false (the key
- * alone keeps their retries single), some refused at the API or by the worker.
+ * alone keeps their retries single), some with neither (every client's third request: the client
+ * polls a 503's Location instead of posting again), some refused at the API or by the worker.
  */
 function transactionRequest(prefix: string, r: number, size: number): TransactionRequestSpec {
   const refusal = r % 7 === 3 ? 'api' : r % 7 === 5 ? 'worker' : undefined;
-  const checkPreviouslyAdded = refusal !== undefined || r % 5 !== 1;
-  const withoutKey = checkPreviouslyAdded && refusal === undefined && r % 4 === 2;
+  const checkPreviouslyAdded = refusal !== undefined || (r % 5 !== 1 && r % 8 !== 2);
+  const withoutKey = refusal === undefined && r % 4 === 2;
   const items = Array.from({ length: size }, (_, i) => {
     const id = `${prefix}-i${i}`;
     // Refused by the worker: dated before the open period and sent with force=false.

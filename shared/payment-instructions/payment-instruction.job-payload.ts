@@ -1,0 +1,10 @@
+// What a payment-instruction job carries: the request as the API validated it (plain JSON already).
+import type { JobPayload } from '../platform/job-payload';
+import { parseOrThrow } from '../platform/validation';
+import { CreatePaymentInstructionRequest, type CreatePaymentInstruction } from './payment-instruction.schemas';
+
+export const paymentInstructionJobPayload: JobPayload<CreatePaymentInstruction> = {
+  version: 1,
+  validate: (json) => parseOrThrow(CreatePaymentInstructionRequest, json),
+  fromJob: (json) => json as CreatePaymentInstruction,
+};

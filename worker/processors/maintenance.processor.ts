@@ -1,0 +1,12 @@
+// The service's scheduled jobs (MAINTENANCE in shared/platform/jobs.ts). Today one: dropping the
+// stored answers of queued requests once their replay window (24 h) has passed.
+import { MAINTENANCE } from '../../shared/platform/jobs';
+import { purgeExpiredAnswers } from '../../shared/requests/purge-answers';
+import type { Processor } from './index';
+
+export const processMaintenance: Processor = async (job, ctx) => {
+  if (job.name !== MAINTENANCE.purgeRequestResults.name) throw new Error(`unknown maintenance job ${job.name}`);
+  const purged = await purgeExpiredAnswers(ctx.db, new Date());
+  ctx.logger.info({ purged }, 'expired request answers purged');
+  return { purged };
+};
