@@ -17,19 +17,49 @@ export function toTransactionImportJson({ options, request }: TransactionImport)
 
 export const transactionImportJobPayload: JobPayload<TransactionImport> = {
   // Bump when the request's rules change, so jobs queued under the old rules are judged again.
-  version: 1,
+  // 2: supply charges checked against the product catalogue; line and tax items carry Decimals.
+  version: 2,
   validate(json) {
     const { options, request } = (json ?? {}) as { options?: unknown; request?: unknown };
     return parseTransactionImport({ options, request });
   },
   fromJob(json) {
     const { options, request } = json as TransactionImportJson;
-    // The import reads `amount` as a Decimal and every other field through the echo (toTransactionData),
-    // which turns this JSON form into itself: formatMoney keeps at least two places and every digit.
-    const transactions = request.transactions.map((t) => ({ ...t, amount: new Decimal(String(t.amount)) }) as unknown as TransactionInput);
-    return { options, request: { ...request, transactions } };
+    // The schemas turn every decimal field into a Decimal; the echo (toTransactionData) turns this JSON
+    // form into itself (formatMoney keeps at least two places and every digit). So reviving the
+    // decimal fields gives back the very import the API validated (test/transactions/job-payload.test.ts).
+    return { options, request: { ...request, transactions: request.transactions.map(reviveDecimals) } };
   },
 };
+
+const decimal = (v: unknown) => new Decimal(String(v));
+const optionalDecimal = (v: unknown) => (v === undefined ? undefined : decimal(v));
+
+type Json = Record<string, unknown>;
+
+/** Every field the transaction schemas parse as a Decimal, from the echo's decimal strings. */
+function reviveDecimals(t: TransactionData): TransactionInput {
+  const { amount, line_items, tax_items } = t as Json;
+  const revived: Json = { ...t, amount: decimal(amount) };
+  if (Array.isArray(line_items)) {
+    revived.line_items = (line_items as Json[]).map((l) => ({
+      ...l,
+      number_of_units: decimal(l.number_of_units),
+      net_amount: decimal(l.net_amount),
+      ...(l.price_per_unit !== undefined ? { price_per_unit: optionalDecimal(l.price_per_unit) } : {}),
+      ...(Array.isArray(l.units) ? { units: (l.units as unknown[]).map(decimal) } : {}),
+    }));
+  }
+  if (Array.isArray(tax_items)) {
+    revived.tax_items = (tax_items as Json[]).map((x) => ({
+      ...x,
+      amount: decimal(x.amount),
+      value_taxed: decimal(x.value_taxed),
+      rate: decimal(x.rate),
+    }));
+  }
+  return revived as unknown as TransactionInput;
+}
 
 const ADDED = 'TRANSACTION_ADDED_TO_ACCOUNT';
 const SKIPPED = 'TRANSACTION_ALREADY_EXISTS';

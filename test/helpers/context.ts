@@ -28,7 +28,7 @@ export function testConfig(overrides: Partial<Record<keyof Config, string>> = {}
     TOKEN_SECRET: 'test-secret-that-is-long-enough-for-hs256-keys',
     PORT: '0',
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...overrides,
   });
 }

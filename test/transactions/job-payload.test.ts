@@ -34,6 +34,9 @@ describe('the transaction import job payload', () => {
     expect(trusted.options).toEqual(checked.options);
     expect(trusted.request.transactions.map(toTransactionData)).toEqual(checked.request.transactions.map(toTransactionData));
     expect(trusted.request.transactions.map((t) => t.amount.toFixed())).toEqual(checked.request.transactions.map((t) => t.amount.toFixed()));
+    // Field by field, Decimals included (a line item's price_per_unit read back as a string once failed
+    // every supply charge in the worker).
+    expect(trusted.request).toEqual(checked.request);
   });
 
   it('validates to the same import when a worker of another version judges it again', () => {
