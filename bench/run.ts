@@ -33,7 +33,6 @@ function runLoad<T extends WindowResult | DownloadResult>(spec: LoadSpec): Promi
 }
 
 const treeCpuSeconds = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
-const treeRssMb = (pid: number) => processTree(pid).reduce((sum, p) => sum + rssMb(p), 0);
 
 /** CPU seconds of the service (with its child processes), the bench database's PostgreSQL backends and Redis. */
 class CpuMeter {

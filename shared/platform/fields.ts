@@ -95,6 +95,8 @@ export function formatMoney(d: Decimal): string {
   return d.toFixed(Math.max(2, d.decimalPlaces()));
 }
 
+// Control characters are exactly what this pattern exists to find.
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 /** A path relative to the supplier's document root in object storage. */

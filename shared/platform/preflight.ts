@@ -26,6 +26,7 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
   } catch (err) {
     throw new Error(
       `PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(err as Error).message}): ${HOW_TO_START.postgres}.`,
+      { cause: err },
     );
   } finally {
     await client.end().catch(() => undefined);
@@ -44,7 +45,9 @@ export async function checkRedis(redisUrl: string): Promise<void> {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    throw new Error(`Redis is not reachable at ${redactUrl(redisUrl)} (${(err as Error).message}): ${HOW_TO_START.redis}.`);
+    throw new Error(`Redis is not reachable at ${redactUrl(redisUrl)} (${(err as Error).message}): ${HOW_TO_START.redis}.`, {
+      cause: err,
+    });
   } finally {
     redis.disconnect();
   }

@@ -24,7 +24,7 @@ export interface StaffTestApp extends TestDb {
 
 export async function startStaffApp(staffSettings: Record<string, string | number> = {}): Promise<StaffTestApp> {
   const t = await openTestDb();
-  const config = { ...t.config, ...staffSettings } as typeof t.config;
+  const config = { ...t.config, ...staffSettings };
   const redis = createRedis(config.REDIS_URL, 'producer');
   await untilReady(redis);
   const queues = createJobQueues(config);
@@ -44,7 +44,7 @@ export async function startStaffApp(staffSettings: Record<string, string | numbe
     redis,
     queues,
     clock: { advance: (ms) => (offsetMs += ms) },
-    asTestApp: () => ({ ...app, api: undefined as never, workers: undefined }) as unknown as TestApp,
+    asTestApp: () => ({ ...app, api: undefined as never, workers: undefined }),
     async close() {
       await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
