@@ -8,7 +8,7 @@ import { DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
 const withCode = (code: string, message: string) => ({ message, params: { code } });
 
 // Codes appear in URL paths (`/account-transfer-status/<code>/…`): no slashes, spaces or dots-only names.
-export const SupplierCode = z
+const SupplierCode = z
   .string()
   .min(1)
   .max(128)
@@ -28,15 +28,15 @@ export const DocumentRoot = z
   );
 
 // Written out rather than `.min()`: the generic mapping reports every too-short string as `blank`.
-export const ApiKeyValue = z
+const ApiKeyValue = z
   .string()
   .max(256)
   .refine((k) => k.length >= API_KEY_MIN_LENGTH, withCode('min_length', `API keys have at least ${API_KEY_MIN_LENGTH} characters.`));
 
 export const OrganisationName = z.string().min(1).max(200);
 export const ExternalAccountNumber = z.string().min(1).max(128);
-export const PlatformAccountNumber = z.string().min(1).max(128);
-export const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
+const PlatformAccountNumber = z.string().min(1).max(128);
+const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
 
 export const SupplierSpec = z.strictObject({
   code: SupplierCode,
@@ -45,7 +45,7 @@ export const SupplierSpec = z.strictObject({
   send_emails: z.boolean().default(false),
 });
 
-export const OrganisationSpec = z.strictObject({
+const OrganisationSpec = z.strictObject({
   name: OrganisationName,
   api_key: ApiKeyValue.optional(),
   suppliers: z.array(SupplierReference).optional(),

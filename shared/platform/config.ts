@@ -6,7 +6,7 @@ import { z } from 'zod';
 const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
 const DEV_SESSION_SECRET = 'dev-only-session-secret-do-not-use-in-production';
 
-export const ConfigSchema = z.object({
+const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),

@@ -21,7 +21,7 @@ export interface QueuedRequestOutcome {
   body: unknown;
 }
 
-export interface SubmitRequest<P> {
+interface SubmitRequest<P> {
   job: JobKey;
   endpoint: string;
   organisationId: number;
@@ -38,7 +38,7 @@ export interface QueuedRequests {
   close(): void;
 }
 
-export function hashRequest(endpoint: string, payload: unknown): string {
+function hashRequest(endpoint: string, payload: unknown): string {
   return createHash('sha256').update(endpoint).update('\0').update(JSON.stringify(payload)).digest('hex');
 }
 

@@ -14,7 +14,7 @@ import {
   type TransactionImportPayload,
 } from './transaction.validation';
 
-export const TRANSACTIONS_ENDPOINT = 'transactions/create';
+const TRANSACTIONS_ENDPOINT = 'transactions/create';
 
 export async function requestTransactionImport(
   deps: { db: Database; queued: QueuedRequests; maxItems: number },
