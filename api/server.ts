@@ -1,16 +1,13 @@
 // The HTTP facade: createApp wires routes to their dependencies; startApi/stop own the listener.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
 import type { Server } from 'node:http';
-import { createTokenSigner, type TokenSigner } from '../shared/auth/access-token';
-import type { Config } from '../shared/platform/config';
-import type { Database } from '../shared/platform/db';
-import type { Logger } from '../shared/platform/logger';
-import { createJobQueues, type JobQueues } from '../shared/platform/jobs';
-import { processMetrics, type Metrics } from '../shared/platform/metrics';
+import { createTokenSigner } from '../shared/auth/access-token';
+import { createJobQueues } from '../shared/platform/jobs';
+import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
-import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
+import { createQueuedRequests } from '../shared/requests/queued-request';
+import type { AppDeps } from './app-deps';
 import { authenticate } from './auth/authenticate';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { httpMetrics, requestId, requestLogger } from './observability';
@@ -24,22 +21,6 @@ import { noteRoutes } from './routes/notes.routes';
 import { paymentInstructionRoutes } from './routes/payment-instructions.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
-
-export interface AppDeps {
-  config: Config;
-  db: Database;
-  logger: Logger;
-  redis: Redis;
-  queues: JobQueues;
-  queued: QueuedRequests;
-  metrics: Metrics;
-  /** Gauges filled at scrape time by parts that live in this process (in-process workers). */
-  collectors?: (() => void)[];
-  signer?: TokenSigner;
-  now?: () => Date;
-  /** True once startApi's stop() began draining: every answer then closes its connection. */
-  stopping?: () => boolean;
-}
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;

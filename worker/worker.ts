@@ -10,7 +10,8 @@ import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/hear
 import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
-import { PROCESSORS, type WorkerContext } from './processors';
+import { PROCESSORS } from './processors';
+import type { WorkerContext } from './worker-context';
 
 export interface RunningWorkers {
   workers: Worker[];

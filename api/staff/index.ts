@@ -17,7 +17,7 @@ import { supportRoutes } from './support.routes';
 import { STYLESHEET_PATH } from './views/layout';
 import { STAFF_CSS } from './views/staff.css';
 
-/** What the staff pages need of AppDeps (api/server.ts); AppDeps itself fits. */
+/** What the staff pages need of AppDeps (api/app-deps.ts); AppDeps itself fits. */
 export interface StaffDeps {
   config: Config;
   db: Database;

@@ -10,7 +10,7 @@ import { createPaymentInstruction, retryAsIsOutcome } from '../../shared/payment
 import { verifyAtVendor } from '../../shared/payment-instructions/vendors/vendors';
 import { VendorCircuitOpenError } from '../../shared/payment-instructions/vendors/vendor-breakers';
 import { failRequest, isFinalAttempt } from '../../shared/requests/queued-job';
-import type { WorkerContext } from './index';
+import type { WorkerContext } from '../worker-context';
 
 export async function processPaymentInstruction(job: Job<QueuedRequestData>, ctx: WorkerContext): Promise<void> {
   try {
