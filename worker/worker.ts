@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { blockingConnection, QUEUE_NAMES, type QueuedRequestData } from '../shared/platform/jobs';
+import { blockingConnection, QUEUE_NAMES, WORKER_LOCK_OPTIONS, type QueuedRequestData } from '../shared/platform/jobs';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
@@ -22,6 +22,7 @@ export interface RunningWorkers {
 export async function startWorkers(deps: { config: Config; db: Database; logger: Logger }): Promise<RunningWorkers> {
   const ctx: WorkerContext = { ...deps };
   const metrics = processMetrics();
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const workers = QUEUE_NAMES.filter((name) => PROCESSORS[name]).map((name) => {
     const processor = PROCESSORS[name]!;
     const run = async (job: Job) => {
@@ -45,15 +46,20 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       connection: blockingConnection(deps.config),
       prefix: deps.config.QUEUE_PREFIX,
       concurrency: deps.config.WORKER_CONCURRENCY,
+      // Stored on each job it takes (processedBy): which process holds a job, for support and the fault suite.
+      name: workerId,
+      ...WORKER_LOCK_OPTIONS,
     });
     worker.on('error', (err) => deps.logger.warn({ err, queue: name }, 'worker connection error'));
+    // A lost lock lets the job run again elsewhere (harmless, see WORKER_LOCK_OPTIONS) but means this
+    // process was too busy to renew it: worth a line.
+    worker.on('lockRenewalFailed', (jobIds) => deps.logger.warn({ queue: name, jobIds }, 'job lock renewal failed'));
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
 
   const redis = createRedis(deps.config.REDIS_URL, 'producer');
   await untilReady(redis);
-  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const heartbeat = () =>
     beat(redis, deps.config.QUEUE_PREFIX, workerId).catch((err: Error) =>
       deps.logger.warn({ err: err.message }, 'heartbeat failed'),
