@@ -2,14 +2,13 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Server } from 'node:http';
-import { createTokenSigner, type TokenSigner } from '../shared/auth/access-token';
+import { createTokenSigner } from '../shared/auth/access-token';
 import type { Config } from '../shared/platform/config';
-import type { Database } from '../shared/platform/db';
-import type { Logger } from '../shared/platform/logger';
-import { createJobQueues, type JobQueues } from '../shared/platform/jobs';
-import { processMetrics, type Metrics } from '../shared/platform/metrics';
-import { createRedis, untilReady, type RedisClient } from '../shared/platform/redis';
-import { createQueuedRequests, type QueuedRequests } from '../shared/requests/queued-request';
+import { createJobQueues } from '../shared/platform/jobs';
+import { processMetrics } from '../shared/platform/metrics';
+import { createRedis, untilReady } from '../shared/platform/redis';
+import { createQueuedRequests } from '../shared/requests/queued-request';
+import type { AppDeps } from './app-deps';
 import { authenticate } from './auth/authenticate';
 import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
@@ -27,25 +26,7 @@ import { reconciliationRoutes } from './routes/reconciliation.routes';
 import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
-import { createStreamSlots, type StreamSlots } from './streaming';
-
-export interface AppDeps {
-  config: Config;
-  db: Database;
-  logger: Logger;
-  redis: RedisClient;
-  queues: JobQueues;
-  queued: QueuedRequests;
-  metrics: Metrics;
-  /** Gauges filled at scrape time by parts that live in this process (in-process workers). */
-  collectors?: (() => void)[];
-  signer?: TokenSigner;
-  now?: () => Date;
-  /** True once startApi's stop() began draining: every answer then closes its connection. */
-  stopping?: () => boolean;
-  /** The process's slots for streamed downloads (created from config when not given). */
-  streams?: StreamSlots;
-}
+import { createStreamSlots } from './streaming';
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;

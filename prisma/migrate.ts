@@ -120,7 +120,7 @@ export async function migrate(databaseUrl: string): Promise<MigrationReport> {
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`);
+        throw new Error(`Migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
       report.applied.push(m.name);
     }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import { blockingConnection, MAINTENANCE, QUEUE_NAMES, type QueuedRequestData } from '../shared/platform/jobs';
+import { blockingConnection, MAINTENANCE, QUEUE_NAMES, WORKER_LOCK_OPTIONS, type QueuedRequestData } from '../shared/platform/jobs';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
@@ -11,7 +11,8 @@ import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
 import { schedulePurge } from '../shared/requests/purge-answers';
-import { PROCESSORS, type WorkerContext } from './processors';
+import { PROCESSORS } from './processors';
+import type { WorkerContext } from './worker-context';
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -22,6 +23,7 @@ export interface RunningWorkers {
 export async function startWorkers(deps: { config: Config; db: Database; logger: Logger }): Promise<RunningWorkers> {
   const ctx: WorkerContext = { ...deps };
   const metrics = processMetrics();
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const workers = QUEUE_NAMES.filter((name) => PROCESSORS[name]).map((name) => {
     const processor = PROCESSORS[name]!;
     const run = async (job: Job) => {
@@ -47,8 +49,14 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       prefix: deps.config.QUEUE_PREFIX,
       // The scheduled jobs need no parallelism; every request queue gets the configured concurrency.
       concurrency: name === MAINTENANCE.queue ? 1 : deps.config.WORKER_CONCURRENCY,
+      // Stored on each job it takes (processedBy): which process holds a job, for support and the fault suite.
+      name: workerId,
+      ...WORKER_LOCK_OPTIONS,
     });
     worker.on('error', (err) => deps.logger.warn({ err, queue: name }, 'worker connection error'));
+    // A lost lock lets the job run again elsewhere (harmless, see WORKER_LOCK_OPTIONS) but means this
+    // process was too busy to renew it: worth a line.
+    worker.on('lockRenewalFailed', (jobIds) => deps.logger.warn({ queue: name, jobIds }, 'job lock renewal failed'));
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
@@ -57,7 +65,6 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
 
   const redis = createRedis(deps.config, 'producer');
   await untilReady(redis);
-  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const heartbeat = () =>
     beat(redis, deps.config.QUEUE_PREFIX, workerId).catch((err: Error) =>
       deps.logger.warn({ err: err.message }, 'heartbeat failed'),

@@ -46,7 +46,7 @@ export function healthRoutes(deps: HealthDeps): Router {
     ]);
     const names = ['postgres', 'redis', 'workers'] as const;
     const report = Object.fromEntries(
-      checks.map((c, i) => [names[i], c.status === 'fulfilled' ? 'ok' : (c.reason as Error).message]),
+      checks.map((c, i): [string, string] => [names[i]!, c.status === 'fulfilled' ? 'ok' : (c.reason as Error).message]),
     );
     const failing = names.filter((_, i) => checks[i]!.status === 'rejected');
     res.status(failing.length ? 503 : 200).json({ status: failing.length ? 'unavailable' : 'ready', failing, checks: report });

@@ -4,7 +4,7 @@ import { notesRequestSchema } from '../../shared/notes/note.schemas';
 import { createNotes } from '../../shared/notes/note.use-cases';
 import { parseOrThrow } from '../../shared/platform/validation';
 import { callerOf } from '../auth/authenticate';
-import type { AppDeps } from '../server';
+import type { AppDeps } from '../app-deps';
 
 export function noteRoutes(deps: AppDeps): Router {
   const router = Router();

@@ -3,7 +3,7 @@
 // organisation only; still pending answers 503 result_pending again.
 import { Router } from 'express';
 import { callerOf } from '../auth/authenticate';
-import type { AppDeps } from '../server';
+import type { AppDeps } from '../app-deps';
 import { sendQueuedAnswer } from './queued-answer';
 
 export function requestRoutes(deps: Pick<AppDeps, 'queued'>): Router {

@@ -4,7 +4,7 @@ import { statementsRequestSchema } from '../../shared/statements/statement.schem
 import { createHistoricalStatements } from '../../shared/statements/statement.use-cases';
 import { parseOrThrow } from '../../shared/platform/validation';
 import { callerOf } from '../auth/authenticate';
-import type { AppDeps } from '../server';
+import type { AppDeps } from '../app-deps';
 
 export function statementRoutes(deps: AppDeps): Router {
   const router = Router();

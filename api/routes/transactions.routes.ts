@@ -3,7 +3,7 @@
 import { Router } from 'express';
 import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
 import { callerOf } from '../auth/authenticate';
-import type { AppDeps } from '../server';
+import type { AppDeps } from '../app-deps';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function transactionRoutes(deps: AppDeps): Router {

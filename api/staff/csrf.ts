@@ -16,7 +16,7 @@ const { generateToken, isRequestValid } = csrfSync({
   },
 });
 
-export class CsrfError extends AppError {
+class CsrfError extends AppError {
   constructor() {
     super(403, 'csrf_failed', 'This form has expired or did not come from this site. Reload the page and try again.');
   }

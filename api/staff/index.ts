@@ -18,7 +18,7 @@ import { STYLESHEET_PATH } from './views/layout';
 import { STAFF_CSS } from './views/staff.css';
 import type { StreamSlots } from '../streaming';
 
-/** What the staff pages need of AppDeps (api/server.ts); AppDeps itself fits. */
+/** What the staff pages need of AppDeps (api/app-deps.ts); AppDeps itself fits. */
 export interface StaffDeps {
   config: Config;
   /** The API's stream slots: CSV downloads hold database connections as the process lists do. */

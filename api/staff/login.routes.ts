@@ -14,7 +14,7 @@ const HOME: Record<StaffRoleName, string> = { operator: '/admin/queues', support
 const FAILED = 'Sign-in failed. Check the username and password; if they are right, ask an operator whether your account is active.';
 
 /** Only paths of the staff pages themselves: never another origin (`//evil`) or the API. */
-export function safeNext(next: unknown): string | undefined {
+function safeNext(next: unknown): string | undefined {
   if (typeof next !== 'string' || next.length > 2000) return undefined;
   return /^\/(support\/|admin\/queues(\/|$|\?))[^\\\s]*$/.test(next) && !next.includes('//') ? next : undefined;
 }
@@ -26,7 +26,7 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
 
   function showLogin(req: Request, res: Response, status: number, extra: { error?: string; username?: string } = {}) {
     markAnonymousSession(req);
-    res.status(status).type('html').send(loginPage({ csrfToken: csrfToken(req), next: safeNext(req.body?.next ?? req.query.next), ...extra }));
+    res.status(status).type('html').send(loginPage({ csrfToken: csrfToken(req), next: safeNext((req.body as { next?: unknown } | undefined)?.next ?? req.query.next), ...extra }));
   }
 
   const tooMany = (req: Request, res: Response) =>

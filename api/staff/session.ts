@@ -116,5 +116,5 @@ export function markAnonymousSession(req: Request): void {
 
 /** Deletes the stored session and starts an empty one (saved only if something is put in it). */
 function regenerate(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => req.session.regenerate((err: unknown) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) => req.session.regenerate((err?: Error) => (err ? reject(err) : resolve())));
 }

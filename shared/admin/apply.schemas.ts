@@ -29,7 +29,7 @@ export const DocumentRoot = z
   );
 
 // Written out rather than `.min()`: the generic mapping reports every too-short string as `blank`.
-export const ApiKeyValue = z
+const ApiKeyValue = z
   .string()
   .max(256)
   .refine((k) => k.length >= API_KEY_MIN_LENGTH, withCode('min_length', `API keys have at least ${API_KEY_MIN_LENGTH} characters.`));
@@ -51,7 +51,7 @@ export const SupplierSpec = z.strictObject({
   send_emails: z.boolean().default(false),
 });
 
-export const OrganisationSpec = z.strictObject({
+const OrganisationSpec = z.strictObject({
   name: OrganisationName,
   api_key: ApiKeyValue.optional(),
   suppliers: z.array(SupplierReference).optional(),

@@ -13,7 +13,7 @@ import { checkSupplierReferences } from './suppliers.use-cases';
 type OrganisationRow = NonNullable<Awaited<ReturnType<typeof repo.findOrganisationByName>>>;
 type ApiKeyRow = Awaited<ReturnType<typeof repo.insertApiKey>>;
 
-export function organisationView(o: OrganisationRow) {
+function organisationView(o: OrganisationRow) {
   return {
     id: o.id,
     name: o.name,
@@ -23,7 +23,7 @@ export function organisationView(o: OrganisationRow) {
   };
 }
 
-export function apiKeyView(k: ApiKeyRow) {
+function apiKeyView(k: ApiKeyRow) {
   return {
     id: k.id,
     organisation: k.organisation.name,

@@ -9,7 +9,7 @@ import * as repo from './suppliers.repository';
 
 type SupplierRow = NonNullable<Awaited<ReturnType<typeof repo.findSupplier>>>;
 
-export function supplierView(s: SupplierRow) {
+function supplierView(s: SupplierRow) {
   return {
     code: s.code,
     status: s.status,

@@ -28,7 +28,7 @@ const INSERT: Prepared = {
           ORDER BY i.ord`,
 };
 
-export interface StoredDocument {
+interface StoredDocument {
   document_path: string;
   /** `<bucket>/<supplier document root>/<path>` at the time of import. */
   location: string;

@@ -16,7 +16,7 @@ export const ErrorBody = named(
   { description: '`{detail, code}`: the body of every error that is not a validation failure.' },
 );
 
-export const FieldError = named(
+const FieldError = named(
   'FieldError',
   z.object({
     detail: z.string(),
@@ -60,7 +60,7 @@ export const ServerErrorBody = named(
 );
 
 /** shared/transactions/transaction-data.ts: a checked transaction as responses echo it. */
-export const TransactionData = named(
+const TransactionData = named(
   'TransactionData',
   z
     .object({
@@ -77,7 +77,7 @@ export const TransactionData = named(
   },
 );
 
-export const TransactionResult = named(
+const TransactionResult = named(
   'TransactionResult',
   z.object({
     status: z.enum(['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS']),

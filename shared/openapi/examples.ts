@@ -177,7 +177,7 @@ export const paymentInstructionRequest = { ...account, vendor: 'STRIPE', referen
 
 export const paymentInstructionCreated = { platform_account_number: 'A-C90DC431', reference: 'pm_1QxExampleCardReference' };
 
-export const obtainTokenQuery =
+const obtainTokenQuery =
   'mutation ObtainToken($input: ObtainTokenInput!) { obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }';
 
 export const obtainTokenWithApiKey = { query: obtainTokenQuery, variables: { input: { APIKey: 'YOUR-ORGANISATION-API-KEY' } } };

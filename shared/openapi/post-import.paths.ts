@@ -17,7 +17,7 @@ const TAG = 'Post account import';
 const SECURITY = [{ Token: [] }];
 
 /** Stripe's rule, as shared/requests/idempotency-key.ts checks it. */
-export const IdempotencyKeyHeader = annotate(
+const IdempotencyKeyHeader = annotate(
   z
     .string()
     .regex(/^[\x20-\x7e]{1,255}$/)
@@ -48,7 +48,7 @@ const QueuedHeaders = z.object({ 'Idempotency-Key': IdempotencyKeyHeader, 'Data-
 const queryBoolean = (fallback: boolean, description: string) =>
   annotate(z.boolean().optional(), { description: `${description} Also accepts \`1\`/\`0\`, in any case.`, default: fallback });
 
-export const ImportOptionsQuery = z.object({
+const ImportOptionsQuery = z.object({
   check_previously_added: queryBoolean(true, 'Skip transactions whose `transaction_id` the account already has (`TRANSACTION_ALREADY_EXISTS`).'),
   force_add_to_current_statement: queryBoolean(
     true,

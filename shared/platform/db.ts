@@ -7,8 +7,6 @@ import { Pool, type QueryResult, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Config } from './config';
 
-export type { PrismaClient };
-export type Db = PrismaClient;
 /** The client or an interactive-transaction client: repositories accept either. */
 export type DbClient = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 

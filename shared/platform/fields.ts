@@ -151,6 +151,8 @@ export function formatMoney(d: Decimal): string {
   return d.toFixed(Math.max(2, d.decimalPlaces()));
 }
 
+// Control characters are exactly what this pattern exists to find.
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 const MAX_DOCUMENT_PATH = 1024;
 

@@ -5,7 +5,7 @@ import type { RedisClient } from './redis';
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 const STALE_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
-export const heartbeatKey = (prefix: string) => `${prefix}:worker-heartbeats`;
+const heartbeatKey = (prefix: string) => `${prefix}:worker-heartbeats`;
 
 export async function beat(redis: RedisClient, prefix: string, workerId: string, now = Date.now()): Promise<void> {
   await redis

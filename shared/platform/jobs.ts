@@ -88,6 +88,19 @@ export interface QueuedRequestData<P = unknown> {
   payload: P;
 }
 
+/**
+ * How fast a dead worker's jobs come back (BullMQ's defaults take 30–60 s, longer than RESULT_WAIT_MS).
+ * A running job's lock is renewed at least every lockDuration/2 (BullMQ's lock manager ticks every
+ * lockDuration/4), so a SIGKILLed worker's locks lapse at most lockDuration after the kill, and the next
+ * stalled check by any live worker of the queue (every stalledInterval, and once when a worker starts)
+ * moves the job back to wait: taken up again within lockDuration + stalledInterval = 5.5 s.
+ * A live worker loses a lock only if its event loop stalls for 2.5 s (the fault suite sees ~1 s at most); the
+ * job then runs again, and that run finds its result row finished (the work and the result commit
+ * together under a row lock) and does nothing. maxStalledCount bounds a job that kills every worker
+ * taking it (a poison job): its fourth stall fails it.
+ */
+export const WORKER_LOCK_OPTIONS = { lockDuration: 5_000, stalledInterval: 500, maxStalledCount: 3 } as const;
+
 // BullMQ cannot tell cluster options from single-server ones, so a cluster is handed over as a client
 // (not yet connected). Workers and QueueEvents duplicate it and own the copies; a Queue uses it as it
 // is and leaves closing it to us.

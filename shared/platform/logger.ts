@@ -4,7 +4,7 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'headers.authorization',

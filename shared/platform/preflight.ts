@@ -27,6 +27,7 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
   } catch (err) {
     throw new Error(
       `PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(err as Error).message}): ${HOW_TO_START.postgres}.`,
+      { cause: err },
     );
   } finally {
     await client.end().catch(() => undefined);

@@ -2,7 +2,7 @@
 // "Alice" and "alice" are one account.
 import { z } from 'zod';
 
-export const STAFF_ROLES = ['operator', 'support'] as const;
+const STAFF_ROLES = ['operator', 'support'] as const;
 export type StaffRoleName = (typeof STAFF_ROLES)[number];
 
 export const StaffUsername = z
@@ -14,7 +14,7 @@ export const StaffUsername = z
   .regex(/^[a-z0-9][a-z0-9._@-]{1,63}$/, 'Use 2-64 characters: letters, digits and . _ @ - (starting with a letter or digit).');
 
 // Long passphrases are welcome; the upper bound only keeps a request from feeding megabytes to the KDF.
-export const StaffPassword = z.string().min(12).max(1024);
+const StaffPassword = z.string().min(12).max(1024);
 
 export const StaffCreate = z.strictObject({
   username: StaffUsername,

@@ -19,7 +19,7 @@ export interface StaffPrincipal {
   generation: number;
 }
 
-export function staffView(u: StaffRow) {
+function staffView(u: StaffRow) {
   return {
     username: u.username,
     role: u.role,

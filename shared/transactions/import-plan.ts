@@ -62,7 +62,7 @@ export function isMoved(p: PlannedTransaction): boolean {
 
 export function toNewTransaction(p: PlannedTransaction, period: OpenPeriod | null): NewTransaction {
   const { transaction: t, data } = p;
-  const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : null);
+  const text = (key: string) => (typeof data[key] === 'string' ? data[key] : null);
   const moved = isMoved(p);
   return {
     transactionId: t.transaction_id,

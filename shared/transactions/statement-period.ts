@@ -1,10 +1,6 @@
 // The open statement period as a range of YYYY-MM-DD days (string order is date order).
 import type { OpenPeriod } from './transaction.repository';
 
-export function isWithin(period: OpenPeriod, date: string): boolean {
-  return date >= period.startsOn && (period.endsOn === null || date <= period.endsOn);
-}
-
 /** The day of the period nearest to `date`: its first day for earlier dates, its last for later ones. */
 export function nearestDayWithin(period: OpenPeriod, date: string): string {
   if (date < period.startsOn) return period.startsOn;

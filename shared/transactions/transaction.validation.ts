@@ -96,6 +96,6 @@ function toFieldError(issue: z.core.$ZodIssue): FieldError {
   return {
     attr,
     code: 'invalid_choice',
-    detail: `"${String(value)}" is not a valid choice. Valid choices: ${TRANSACTION_TYPES.join(', ')}.`,
+    detail: `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice. Valid choices: ${TRANSACTION_TYPES.join(', ')}.`,
   };
 }

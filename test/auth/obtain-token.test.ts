@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { digest } from '../../shared/auth/secrets';
 import { createApiKey, revokeApiKey } from '../../shared/admin/organisations.use-cases';
-import { createTenant, obtainToken, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { createTenant, obtainToken, request, startTestApp, type Json, type Tenant, type TestApp } from '../helpers/app';
 
 const DAY_SECONDS = 24 * 3600;
 
@@ -23,8 +23,9 @@ describe('obtainToken', () => {
   afterAll(() => app.close());
 
   const nowSeconds = () => Math.floor(Date.now() / 1000);
-  const issued = (res: { body: any }) => res.body.data.obtainToken as { token: string; payload: any; refreshToken: string; refreshExpiresIn: number };
-  const errorOf = (res: { body: any }) => res.body.errors?.[0]?.extensions?.code as string | undefined;
+  const issued = (res: Json) =>
+    res.body.data.obtainToken as { token: string; payload: { iat: number; exp: number; org: number }; refreshToken: string; refreshExpiresIn: number };
+  const errorOf = (res: Json) => res.body.errors?.[0]?.extensions?.code as string | undefined;
   const refreshRow = (refreshToken: string) => app.db.prisma.refreshToken.findUnique({ where: { hash: digest(refreshToken) } });
   const listAccounts = (token: string) =>
     request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, { token });

@@ -8,8 +8,8 @@ import { formatTable, runFaultSuite, type SuitePlan } from './suite';
 const LONG = process.env.FAULTS_LONG === '1';
 
 const SHORT_PLAN: SuitePlan = {
-  // One worker process: its SIGKILL surely lands mid-job.
-  stack: { workers: 1, resultWaitMs: 3_000, vendorTimeoutMs: 400 },
+  // Two worker processes: the one holding an unfinished job is killed, the other takes its jobs over.
+  stack: { workers: 2, resultWaitMs: 3_000, vendorTimeoutMs: 400 },
   shape: {
     transactionClients: 4,
     itemsPerRequest: 40,

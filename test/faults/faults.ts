@@ -3,6 +3,7 @@
 import type { FaultStack, Tenant } from './infra/fault-stack';
 import { pause, until } from './infra/ports';
 import type { InvariantResult } from './load/invariants';
+import type { JobRuns } from './load/job-runs';
 import { sendAsSpecSays, type Outcome } from './load/spec-client';
 import { INSTRUCTIONS_PATH, TRANSACTIONS_PATH, type RunningLoad } from './load/workload';
 
@@ -14,7 +15,16 @@ export interface FaultWindow {
   checks?: InvariantResult[];
   /** Runs after the restore, alongside the recovery probe (the breakers closing, say); adds to checks. */
   settle?: () => Promise<void>;
+  /** Jobs a SIGKILLed worker held: the only ones allowed to run again because their lock lapsed. */
+  killedJobs?: string[];
 }
+
+/**
+ * A request whose worker was SIGKILLed must be finished by another worker within this of the kill; when
+ * every worker was killed, by a restarted one within this of its return (until then no process exists
+ * that could finish it, and how long a restart takes is the platform's, not the service's).
+ */
+export const REDELIVERY_BOUND_MS = 10_000;
 
 export interface Fault {
   name: string;
@@ -28,6 +38,7 @@ export interface FaultContext {
   load: RunningLoad;
   /** How long a dependency stays down. */
   downMs: number;
+  jobRuns: JobRuns;
 }
 
 /** Waits until the load has had `n` more final answers: faults strike a service that is busy. */
@@ -37,9 +48,10 @@ async function busy(ctx: FaultContext, n: number): Promise<void> {
 }
 
 /**
- * SIGKILLs a worker process while transactions jobs are active, `times` times, restarting it after
- * each. With one worker process (or `together`, every worker at once) the killed process surely held
- * a job; otherwise they take turns, and the survivor keeps working.
+ * SIGKILLs, `times` times, the worker process holding a transactions job whose work is not yet committed
+ * (or, `together`, every worker at once), restarting it after each; any other worker keeps working.
+ * Measures how long the requests the killed process held take to be finished by the others or by it
+ * once restarted.
  */
 export function killWorker(times: number, opts: { together?: boolean } = {}): Fault {
   const label = opts.together ? 'every worker SIGKILLed mid-batch' : 'worker SIGKILL mid-batch';
@@ -47,26 +59,69 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
     name: times === 1 ? label : `${label} ×${times}`,
     probe: 'transactions',
     async inject(ctx) {
-      const window: FaultWindow = { down: [], notes: [] };
+      const { stack } = ctx;
+      const window: FaultWindow = { down: [], notes: [], killedJobs: [] };
+      // `ms`: from the kill (a worker survived) or from the workers' return (every worker was killed).
+      const redeliveries: { requests: number; ms: number }[] = [];
       for (let i = 0; i < times; i++) {
         await busy(ctx, 1);
-        const { workers } = ctx.stack;
-        const victims = opts.together ? workers : [workers[i % workers.length]!];
-        // Mid-batch: only strike while transactions jobs are held.
-        const active = await until('a transactions job to be active', async () => {
-          const n = await ctx.stack.activeJobs('transactions');
-          return n > 0 ? n : undefined;
+        const holder = await until('a worker to hold an unfinished transactions job', async () => {
+          const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
+          const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
+          // Starting with a different worker each time, so that repeated kills take turns.
+          const turn = [...stack.workers.slice(i % stack.workers.length), ...stack.workers.slice(0, i % stack.workers.length)];
+          return turn.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
         }, 30_000, 5);
+        const victims = opts.together ? stack.workers : [holder];
+        const pids = new Set(victims.map((w) => w.pid));
         const from = Date.now();
         await Promise.all(victims.map((w) => w.kill()));
-        window.notes.push(`killed ${victims.map((w) => w.name).join(' + ')} with ${active} job(s) active`);
+        // Read after the kill: nothing finishes a dead worker's jobs before their locks lapse (seconds away).
+        const held = (await stack.heldJobs()).filter((h) => pids.has(h.pid)).map((h) => h.id);
+        const affected = await stack.unfinishedRequests(held);
+        window.killedJobs!.push(...held);
+        const finished = untilFinished(stack, affected, from);
         await pause(ctx.downMs);
         await Promise.all(victims.map((w) => w.start()));
         window.down.push({ from, to: Date.now() });
+        // A scrape resets each worker's event-loop maximum: a restarted worker's module loading is not
+        // time it spends holding locks, so it must not count in the phase's figure.
+        await stack.workerEventLoopLagMs();
+        const ms = await finished;
+        redeliveries.push({ requests: affected.length, ms: opts.together ? ms - (window.down.at(-1)!.to - from) : ms });
+        const seconds = (at: number) => ((at - from) / 1000).toFixed(1);
+        const movedBack = Math.max(...affected.map((id) => ctx.jobRuns.stalled.get(id) ?? Number.NaN));
+        window.notes.push(
+          `killed ${victims.map((w) => w.name).join(' + ')} holding ${held.length} job(s); its ${affected.length} unfinished ` +
+            `request(s) were back in the queue after ${seconds(movedBack)} s (the worker restarted after ${seconds(window.down.at(-1)!.to)} s) ` +
+            `and finished after ${(ms / 1000).toFixed(1)} s`,
+        );
       }
+      const slowest = Math.max(...redeliveries.map((r) => r.ms));
+      const requests = redeliveries.reduce((sum, r) => sum + r.requests, 0);
+      window.checks = [
+        {
+          name: opts.together
+            ? `every request the killed workers held is finished within ${REDELIVERY_BOUND_MS / 1000} s of their return`
+            : `every request a SIGKILLed worker held is finished within ${REDELIVERY_BOUND_MS / 1000} s of the kill`,
+          ok: requests > 0 && slowest <= REDELIVERY_BOUND_MS,
+          detail: `${requests} request(s), the last finished ${slowest} ms after ${opts.together ? 'the return' : 'its kill'}`,
+        },
+      ];
       return window;
     },
   };
+}
+
+/** Polls until every request has its stored answer; resolves with the ms from `from` to the last one seen. */
+async function untilFinished(stack: FaultStack, ids: string[], from: number): Promise<number> {
+  await until(
+    "the killed worker's requests to be finished",
+    async () => ((await stack.unfinishedRequests(ids)).length === 0 ? true : undefined),
+    120_000,
+    50,
+  ).catch(() => undefined);
+  return (await stack.unfinishedRequests(ids)).length === 0 ? Date.now() - from : Number.POSITIVE_INFINITY;
 }
 
 export function restartRedis(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Fault {

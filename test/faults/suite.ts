@@ -1,9 +1,11 @@
 // Runs the faults one at a time against one private stack. Each phase: a fresh tenant and load, the
 // fault, a probe request timing the recovery, the load drained, then the invariants over everything
 // every phase so far has sent (a later fault must not lose what an earlier one left acknowledged).
+import { WORKER_LOCK_OPTIONS } from '../../shared/platform/jobs';
 import { probeRecovery, type Fault, type FaultWindow } from './faults';
-import { startFaultStack, type FaultStack, type StackOptions } from './infra/fault-stack';
+import { QUEUE_PREFIX, startFaultStack, type FaultStack, type StackOptions } from './infra/fault-stack';
 import { checkInvariants, type InvariantResult } from './load/invariants';
+import { trackJobRuns, type JobRuns } from './load/job-runs';
 import type { Attempt } from './load/spec-client';
 import { accountsNeeded, startLoad, type Ledger, type LoadShape } from './load/workload';
 
@@ -32,6 +34,7 @@ export interface PhaseReport {
   drainSeconds: number;
   invariants: InvariantResult[];
   notes: string[];
+  killedJobs: string[];
 }
 
 export async function runFaultSuite(plan: SuitePlan, onPhase?: (report: PhaseReport) => void): Promise<PhaseReport[]> {
@@ -39,13 +42,18 @@ export async function runFaultSuite(plan: SuitePlan, onPhase?: (report: PhaseRep
   const ledger: Ledger = { transactions: [], instructions: [] };
   const accountIds: number[] = [];
   const reports: PhaseReport[] = [];
+  const jobRuns = await trackJobRuns(stack.redis.url, QUEUE_PREFIX);
+  const killedJobs = new Set<string>();
   try {
     for (const [i, fault] of plan.faults.entries()) {
-      const report = await runPhase(stack, plan, fault, `p${i + 1}`, ledger, accountIds);
+      const report = await runPhase(stack, plan, fault, `p${i + 1}`, ledger, accountIds, jobRuns);
+      report.killedJobs.forEach((id) => killedJobs.add(id));
+      report.invariants.push(...(await checkJobRuns(stack, jobRuns, killedJobs, report)));
       reports.push(report);
       onPhase?.(report);
     }
   } finally {
+    await jobRuns.close();
     await stack.close();
   }
   return reports;
@@ -58,6 +66,7 @@ async function runPhase(
   label: string,
   ledger: Ledger,
   accountIds: number[],
+  jobRuns: JobRuns,
 ): Promise<PhaseReport> {
   const needed = accountsNeeded(plan.shape);
   const tenant = await stack.createTenant(needed + 1);
@@ -68,7 +77,7 @@ async function runPhase(
 
   let window: FaultWindow;
   try {
-    window = await fault.inject({ stack, load, downMs: plan.downMs });
+    window = await fault.inject({ stack, load, downMs: plan.downMs, jobRuns });
   } catch (err) {
     load.stop();
     await load.done;
@@ -126,7 +135,34 @@ async function runPhase(
     drainSeconds,
     invariants,
     notes: window.notes,
+    killedJobs: window.killedJobs ?? [],
   };
+}
+
+/**
+ * A shorter lock must not make a job run twice: only jobs a killed worker held may be redelivered by
+ * the stalled check. Every run is counted against the result rows, which a repeated run must leave as
+ * they are (the invariants already hold every write to exactly once).
+ */
+async function checkJobRuns(stack: FaultStack, jobRuns: JobRuns, killedJobs: Set<string>, report: PhaseReport): Promise<InvariantResult[]> {
+  const lags = await stack.workerEventLoopLagMs();
+  const jobs = [...jobRuns.runs.keys()];
+  const runs = [...jobRuns.runs.values()].reduce((sum, n) => sum + n, 0);
+  const finishedRows = jobs.length - (await stack.unfinishedRequests(jobs)).length;
+  const redelivered = [...jobRuns.stalled.keys()].filter((id) => killedJobs.has(id)).length;
+  report.notes.push(
+    `so far ${runs} job runs for ${jobs.length} jobs and ${finishedRows} finished result rows; ${redelivered} job(s) redelivered ` +
+      `after a kill; worker event-loop delay at most ${Math.max(0, ...lags)} ms this phase ` +
+      `(locks last ${WORKER_LOCK_OPTIONS.lockDuration} ms and are renewed every ${WORKER_LOCK_OPTIONS.lockDuration / 2} ms at most)`,
+  );
+  const lapsed = [...jobRuns.stalled.keys()].filter((id) => !killedJobs.has(id));
+  return [
+    {
+      name: 'no job ran again because its lock lapsed on a live worker (only a killed worker’s jobs were redelivered)',
+      ok: lapsed.length === 0,
+      detail: `${lapsed.length} job(s): ${lapsed.slice(0, 5).join(', ')}`,
+    },
+  ];
 }
 
 function debug(line: string): void {

@@ -1,5 +1,6 @@
 // Starts the real API in-process on port 0 and speaks HTTP to it.
-import { startApi, type AppDeps, type RunningApi } from '../../api/server';
+import type { AppDeps } from '../../api/app-deps';
+import { startApi, type RunningApi } from '../../api/server';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { applyFile, type ApplyReport } from '../../shared/admin/apply.use-case';
 import type { ApplyFileInput } from '../../shared/admin/apply.schemas';

@@ -137,7 +137,7 @@ describe('rate limits and logs', () => {
     const app = await startTestApp({ TOKEN_RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const statuses: number[] = [];
-      let last;
+      let last: Awaited<ReturnType<typeof obtainToken>> | undefined;
       for (let i = 0; i < 4; i++) {
         last = await obtainToken(app.baseUrl, { APIKey: `wrong-key-${i}-${'z'.repeat(32)}` });
         statuses.push(last.status);

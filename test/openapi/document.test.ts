@@ -34,7 +34,7 @@ const operations = operationsOf(document);
 /** @seriousme/openapi-schema-validator's verdict, from a child process (the package is ESM-only). */
 function validateWithSchemaValidator(doc: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(__dirname, 'validate-openapi.mjs')], (err, stdout) =>
+    const child = execFile(process.execPath, [path.join(__dirname, 'validate-openapi.mjs')], (err: Error | null, stdout: string) =>
       err ? reject(err) : resolve(JSON.parse(stdout)),
     );
     child.stdin!.end(JSON.stringify(doc));

@@ -51,7 +51,7 @@ function sampleValue(f: ScalarField): unknown {
 /** Comparable form: decimals and big integers as exact strings. */
 function plain(row: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(row).map(([k, v]) => [k, Prisma.Decimal.isDecimal(v) ? (v as Prisma.Decimal).toFixed() : typeof v === 'bigint' ? String(v) : v]),
+    Object.entries(row).map(([k, v]) => [k, Prisma.Decimal.isDecimal(v) ? v.toFixed() : typeof v === 'bigint' ? String(v) : v]),
   );
 }
 

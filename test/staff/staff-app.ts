@@ -43,7 +43,7 @@ export async function startStaffApp(staffSettings: Record<string, string | numbe
     redis,
     queues,
     clock: { advance: (ms) => (offsetMs += ms) },
-    asTestApp: () => ({ ...app, api: undefined as never, workers: undefined }) as unknown as TestApp,
+    asTestApp: () => ({ ...app, api: undefined as never, workers: undefined }),
     async close() {
       await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

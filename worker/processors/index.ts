@@ -1,19 +1,11 @@
 // Which processor handles each queue. Every queue in shared/platform/jobs.ts has exactly one entry;
 // the queued requests' processors run through runQueuedJob (shared/requests/queued-job.ts).
 import type { Job } from 'bullmq';
-import type { Config } from '../../shared/platform/config';
-import type { Database } from '../../shared/platform/db';
-import type { Logger } from '../../shared/platform/logger';
 import { JOBS, MAINTENANCE } from '../../shared/platform/jobs';
 import { processPaymentInstruction } from './payment-instructions.processor';
 import { processMaintenance } from './maintenance.processor';
 import { processTransactionImport } from './transactions.processor';
-
-export interface WorkerContext {
-  config: Config;
-  db: Database;
-  logger: Logger;
-}
+import type { WorkerContext } from '../worker-context';
 
 /** What it returns is the job's return value, which rides on its completion event. */
 export type Processor = (job: Job, ctx: WorkerContext) => Promise<unknown>;

@@ -9,18 +9,26 @@ export class SafeHtml {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
-function render(value: unknown): string {
+/** What a template may interpolate: an object has no text of its own, so it is refused when compiling. */
+export type HtmlValue = SafeHtml | string | number | bigint | boolean | null | undefined | readonly HtmlValue[];
+
+function render(value: HtmlValue): string {
   if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
+  if (isList(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
   return escapeHtml(String(value));
 }
 
-export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+// Array.isArray does not narrow a readonly array type.
+function isList(value: HtmlValue): value is readonly HtmlValue[] {
+  return Array.isArray(value);
+}
+
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   return new SafeHtml(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]) : ''), ''));
 }
 

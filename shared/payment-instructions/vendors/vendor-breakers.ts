@@ -16,7 +16,7 @@ export interface BreakerSettings {
   rollingWindowMs: number;
 }
 
-export const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
+const DEFAULT_BREAKER_SETTINGS: BreakerSettings = {
   resetTimeoutMs: 10_000,
   volumeThreshold: 5,
   errorThresholdPercentage: 50,

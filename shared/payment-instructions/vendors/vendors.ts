@@ -16,7 +16,7 @@ const adapters = new WeakMap<VendorConfig, Map<Vendor, PaymentVendorAdapter>>();
 
 function adapterFor(config: VendorConfig, vendor: Vendor): PaymentVendorAdapter {
   let byVendor = adapters.get(config);
-  if (!byVendor) adapters.set(config, (byVendor = new Map()));
+  if (!byVendor) adapters.set(config, (byVendor = new Map<Vendor, PaymentVendorAdapter>()));
   let adapter = byVendor.get(vendor);
   if (!adapter) byVendor.set(vendor, (adapter = FACTORIES[vendor](config)));
   return adapter;

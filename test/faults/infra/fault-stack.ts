@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { applyFile } from '../../../shared/admin/apply.use-case';
 import { createDatabase, type Database } from '../../../shared/platform/db';
+import { QUEUE_NAMES } from '../../../shared/platform/jobs';
 import { obtainToken } from '../../helpers/app';
 import { uniqueSuffix } from '../../helpers/context';
 import { startFakeStripe, type FakeStripe } from '../../helpers/fake-stripe';
@@ -35,8 +36,15 @@ export interface FaultStack {
   db: Database;
   options: StackOptions;
   logDir: string;
-  /** Jobs currently held by a worker in one queue (read straight from Redis). */
-  activeJobs(queue: string): Promise<number>;
+  /**
+   * The jobs held by any worker in any queue, each with the pid of the worker process that took it
+   * (from the worker name BullMQ stores on the job); a job id is its request's result-row id.
+   */
+  heldJobs(): Promise<{ queue: string; id: string; pid: number }[]>;
+  /** Of these requests, the ones without a stored answer yet. */
+  unfinishedRequests(ids: string[]): Promise<string[]>;
+  /** The longest event-loop delay each running worker saw since the last scrape of its /metrics, in ms. */
+  workerEventLoopLagMs(): Promise<number[]>;
   /** The STRIPE breaker state each worker process reports on its /metrics. */
   breakerStates(): Promise<(string | undefined)[]>;
   createTenant(accounts: number): Promise<Tenant>;
@@ -114,7 +122,30 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
     db,
     options,
     logDir,
-    activeJobs: (queue) => probe.llen(`${QUEUE_PREFIX}:${queue}:active`),
+    async heldJobs() {
+      const held = await Promise.all(
+        QUEUE_NAMES.map(async (queue) => {
+          const ids = await probe.lrange(`${QUEUE_PREFIX}:${queue}:active`, 0, -1);
+          const names = await Promise.all(ids.map((id) => probe.hget(`${QUEUE_PREFIX}:${queue}:${id}`, 'pb')));
+          // Worker names are `<host>:<pid>:<random>` (worker/worker.ts).
+          return ids.map((id, i) => ({ queue, id, pid: Number(names[i]?.split(':')[1]) }));
+        }),
+      );
+      return held.flat();
+    },
+    async unfinishedRequests(ids) {
+      const { rows } = await db.pool.query<{ id: string }>(
+        'SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL',
+        [ids],
+      );
+      return rows.map((r) => r.id);
+    },
+    async workerEventLoopLagMs() {
+      const texts = await Promise.all(
+        metricsPorts.filter((_, i) => workers[i]!.running()).map((port) => metricsOf(port).catch(() => undefined)),
+      );
+      return texts.map((text) => Math.round(Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text ?? '')?.[1] ?? NaN) * 1000));
+    },
     async breakerStates() {
       return Promise.all(
         metricsPorts.map(async (port, i) => {

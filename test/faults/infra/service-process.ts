@@ -61,8 +61,8 @@ export function serviceProcess(opts: {
         log?.write(chunk);
         tail = (tail + chunk.toString()).slice(-4000);
       };
-      c.stdout!.on('data', keep);
-      c.stderr!.on('data', keep);
+      c.stdout.on('data', keep);
+      c.stderr.on('data', keep);
       await until(
         `${opts.name} to be ready`,
         async () => {

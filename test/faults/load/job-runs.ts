@@ -1,0 +1,35 @@
+// Every run of every job during the suite, read from BullMQ's event stream: a run starts with an
+// "active" event, and a job whose lock lapsed is moved back by the stalled check with a "stalled" event.
+// A stall is expected only for jobs a killed worker held; any other means a live worker lost its lock
+// (an event loop too busy to renew it) and the job ran twice.
+import { QueueEvents } from 'bullmq';
+import { QUEUE_NAMES } from '../../../shared/platform/jobs';
+
+export interface JobRuns {
+  /** Runs started per job id (a first run, retries after a fault, redeliveries after a stall). */
+  runs: Map<string, number>;
+  /** Job ids the stalled check moved back to wait, with when this process heard of it (epoch ms). */
+  stalled: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function trackJobRuns(redisUrl: string, prefix: string): Promise<JobRuns> {
+  const runs = new Map<string, number>();
+  const stalled = new Map<string, number>();
+  const listeners = QUEUE_NAMES.map((name) => {
+    // Reconnects on its own after the suite's Redis restarts (AOF keeps the stream and its ids).
+    const events = new QueueEvents(name, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
+    events.on('error', () => undefined);
+    events.on('active', ({ jobId }) => runs.set(jobId, (runs.get(jobId) ?? 0) + 1));
+    events.on('stalled', ({ jobId }) => stalled.set(jobId, Date.now()));
+    return events;
+  });
+  await Promise.all(listeners.map((l) => l.waitUntilReady()));
+  return {
+    runs,
+    stalled,
+    async close() {
+      await Promise.all(listeners.map((l) => l.close()));
+    },
+  };
+}
