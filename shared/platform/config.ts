@@ -68,6 +68,11 @@ export const ConfigSchema = z.object({
   // Failed staff sign-ins per client address per minute.
   STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
+  // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this
+  // plain-HTTP service learns only from a trusted proxy: without one, sign-in would silently fail.
+  path: ['STAFF_COOKIE_SECURE'],
+  message: 'STAFF_COOKIE_SECURE=true needs TRUST_PROXY (the TLS proxy in front of the service)',
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
