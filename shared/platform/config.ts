@@ -65,8 +65,14 @@ export const ConfigSchema = z.object({
   // A staff session ends after this long without a request, and in any case this long after sign-in.
   STAFF_SESSION_IDLE_SECONDS: z.coerce.number().int().positive().default(30 * 60),
   STAFF_SESSION_MAX_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
-  // Failed staff sign-ins per client address per minute.
+  // Failed staff sign-ins per client address per minute, and per user name per hour (a guesser spread
+  // over many addresses still meets the second).
   STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(30),
+  // Password hashes computed at once per process (scrypt takes 128 MiB each), and how long a sign-in
+  // waits for a turn before it is answered 429.
+  STAFF_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  STAFF_HASH_WAIT_MS: z.coerce.number().int().positive().default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 }).refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
   // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this
