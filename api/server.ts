@@ -18,6 +18,7 @@ import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
 import { healthRoutes } from './routes/health.routes';
 import { staffRoutes } from './staff';
+import { createStaffApp } from './staff-server';
 import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
@@ -62,7 +63,8 @@ export function createApp(deps: AppDeps): Express {
   // Public documentation: mounted before /v1, whose routers authenticate.
   app.use(docsRoutes(config));
   // Staff pages read only their session cookie; the data-import API below reads only Authorization.
-  app.use(staffRoutes(deps));
+  // With STAFF_PORT they are served by their own listener instead (api/staff-server.ts).
+  if (config.STAFF_PORT === undefined) app.use(staffRoutes(deps));
 
   const v1 = express.Router();
   v1.use(requireJsonBody());
@@ -93,7 +95,19 @@ export function createApp(deps: AppDeps): Express {
 export interface RunningApi {
   server: Server;
   port: number;
+  /** The staff pages' own listener, when STAFF_PORT is set. */
+  staff?: { server: Server; port: number };
   stop(): Promise<void>;
+}
+
+function listen(app: Express, port: number, host: string): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => {
+      if (err) return reject(err);
+      const address = server.address();
+      resolve({ server, port: typeof address === 'object' && address ? address.port : port });
+    });
+  });
 }
 
 export type ApiOptions = Pick<AppDeps, 'config' | 'db' | 'logger'> & Partial<Omit<AppDeps, 'queued'>>;
@@ -107,16 +121,18 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   const queued = createQueuedRequests({ db: deps.db, queues, waitMs: deps.config.RESULT_WAIT_MS });
   let stopping = false;
   const app = createApp({ ...deps, queues, redis, metrics, queued, stopping: () => stopping });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(deps.config.PORT, deps.config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : deps.config.PORT;
+  const { server, port } = await listen(app, deps.config.PORT, deps.config.HOST);
+  const staffPort = deps.config.STAFF_PORT;
+  const staff = staffPort === undefined ? undefined : await listen(createStaffApp({ ...deps, queues, redis, metrics }), staffPort, deps.config.HOST);
   return {
     server,
     port,
+    staff,
     async stop() {
       stopping = true;
+      // Staff pages hold no long downloads: closing their sockets at once loses nothing.
+      staff?.server.closeAllConnections();
+      const staffClosed = staff && new Promise<void>((resolve) => staff.server.close(() => resolve()));
       // Stop accepting connections; requests in flight finish, idle keep-alive sockets are closed, and
       // every answer from now on closes its connection.
       const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
@@ -124,6 +140,7 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
       // A client that never finishes reading (a stalled list download) must not block shutdown forever.
       const force = setTimeout(() => server.closeAllConnections(), 10_000);
       await closed;
+      await staffClosed;
       clearTimeout(force);
       queued.close();
       if (!deps.queues) await queues.close();

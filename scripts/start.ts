@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const metrics = processMetrics();
   // The workers run in this process, so their breakers are this API's to report.
   const api = await startApi({ config, db, logger, metrics, collectors: [() => recordBreakerStates(metrics.breakerState)] });
-  logger.info({ port: api.port, queues: workers.workers.map((w) => w.name) }, 'data-import service ready');
+  logger.info({ port: api.port, staffPort: api.staff?.port, queues: workers.workers.map((w) => w.name) }, 'data-import service ready');
   onShutdown(logger, async () => {
     await api.stop();
     await workers.stop();
