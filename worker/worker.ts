@@ -10,6 +10,7 @@ import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/hear
 import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
+import { scrubJobError } from './job-failure';
 import { PROCESSORS, type WorkerContext } from './processors';
 
 export interface RunningWorkers {
@@ -36,8 +37,9 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
           log.info({ durationMs: Math.round(end({ outcome: 'delayed' }) * 1000) }, 'job delayed');
           throw err;
         }
-        log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (err as Error).message }, 'job attempt failed');
-        throw err;
+        const scrubbed = scrubJobError(err);
+        log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (scrubbed as Error).message }, 'job attempt failed');
+        throw scrubbed;
       }
     };
     const worker = new Worker(name, run, {
