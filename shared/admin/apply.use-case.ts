@@ -42,8 +42,8 @@ export async function applyFile(db: Database, input: unknown): Promise<ApplyRepo
     async (tx) => {
       await checkSupplierReferences(tx, referencesOf(file), new Set(file.suppliers.map((s) => s.code)));
       const report: ApplyReport = { suppliers: [], organisations: [], accounts: [] };
-      for (const s of file.suppliers) {
-        await upsertSupplier(tx, s);
+      for (const [i, s] of file.suppliers.entries()) {
+        await at(`suppliers.${i}`, () => upsertSupplier(tx, s));
         report.suppliers.push(s.code);
       }
       for (const [i, o] of file.organisations.entries()) {
