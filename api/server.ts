@@ -131,8 +131,8 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
     async stop() {
       stopping = true;
       // Staff pages hold no long downloads: closing their sockets at once loses nothing.
-      staff?.server.closeAllConnections();
       const staffClosed = staff && new Promise<void>((resolve) => staff.server.close(() => resolve()));
+      staff?.server.closeAllConnections();
       // Stop accepting connections; requests in flight finish, idle keep-alive sockets are closed, and
       // every answer from now on closes its connection.
       const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
