@@ -7,7 +7,7 @@ import { startApi } from './server';
 async function main(): Promise<void> {
   const { config, db, logger } = await boot('api', { migrate: !cluster.isWorker });
   const api = await startApi({ config, db, logger });
-  logger.info({ port: api.port }, 'api listening');
+  logger.info({ port: api.port, staffPort: api.staff?.port }, 'api listening');
   onShutdown(logger, async () => {
     await api.stop();
     await db.close();

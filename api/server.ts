@@ -18,6 +18,7 @@ import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
 import { healthRoutes } from './routes/health.routes';
 import { staffRoutes } from './staff';
+import { createStaffApp } from './staff-server';
 import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
@@ -52,7 +53,8 @@ export function createApp(deps: AppDeps): Express {
   // Public documentation: mounted before /v1, whose routers authenticate.
   app.use(docsRoutes(config));
   // Staff pages read only their session cookie; the data-import API below reads only Authorization.
-  app.use(staffRoutes({ ...deps, streams }));
+  // With STAFF_PORT they are served by their own listener instead (api/staff-server.ts).
+  if (config.STAFF_PORT === undefined) app.use(staffRoutes({ ...deps, streams }));
 
   const v1 = express.Router();
   v1.use(requireJsonBody());
@@ -104,7 +106,19 @@ function queuedWriteCap(config: Config): express.RequestHandler {
 export interface RunningApi {
   server: Server;
   port: number;
+  /** The staff pages' own listener, when STAFF_PORT is set. */
+  staff?: { server: Server; port: number };
   stop(): Promise<void>;
+}
+
+function listen(app: Express, port: number, host: string): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => {
+      if (err) return reject(err);
+      const address = server.address();
+      resolve({ server, port: typeof address === 'object' && address ? address.port : port });
+    });
+  });
 }
 
 export type ApiOptions = Pick<AppDeps, 'config' | 'db' | 'logger'> & Partial<Omit<AppDeps, 'queued'>>;
@@ -116,18 +130,22 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   await untilReady(redis);
   const metrics = deps.metrics ?? processMetrics();
   const queued = createQueuedRequests({ db: deps.db, queues, waitMs: deps.config.RESULT_WAIT_MS });
+  // One set of stream slots for both listeners: lists and staff CSV downloads hold the same pool.
+  const streams = deps.streams ?? createStreamSlots(deps.config);
   let stopping = false;
-  const app = createApp({ ...deps, queues, redis, metrics, queued, stopping: () => stopping });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(deps.config.PORT, deps.config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : deps.config.PORT;
+  const app = createApp({ ...deps, queues, redis, metrics, queued, streams, stopping: () => stopping });
+  const { server, port } = await listen(app, deps.config.PORT, deps.config.HOST);
+  const staffPort = deps.config.STAFF_PORT;
+  const staff = staffPort === undefined ? undefined : await listen(createStaffApp({ ...deps, queues, redis, metrics, streams }), staffPort, deps.config.HOST);
   return {
     server,
     port,
+    staff,
     async stop() {
       stopping = true;
+      // Staff pages hold no long downloads: closing their sockets at once loses nothing.
+      const staffClosed = staff && new Promise<void>((resolve) => staff.server.close(() => resolve()));
+      staff?.server.closeAllConnections();
       // Stop accepting connections; requests in flight finish, idle keep-alive sockets are closed, and
       // every answer from now on closes its connection.
       const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
@@ -135,6 +153,7 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
       // A client that never finishes reading (a stalled list download) must not block shutdown forever.
       const force = setTimeout(() => server.closeAllConnections(), 10_000);
       await closed;
+      await staffClosed;
       clearTimeout(force);
       queued.close();
       if (!deps.queues) await queues.close();

@@ -29,7 +29,10 @@ export async function prepareFixtures(databaseUrl: string, accounts: number, lis
     const writeSupplier = `BENCH_WRITE_${accounts}`;
     const listSupplier = `BENCH_LIST_${listAccounts}`;
     await applyFile(db, {
-      suppliers: [{ code: writeSupplier }, { code: listSupplier }],
+      suppliers: [
+        { code: writeSupplier, document_root: `bench/${writeSupplier}` },
+        { code: listSupplier, document_root: `bench/${listSupplier}` },
+      ],
       organisations: [{ name: 'bench', api_key: API_KEY, suppliers: [writeSupplier, listSupplier] }],
     });
     await db.pool.query('TRUNCATE transactions, notes, request_results');

@@ -103,8 +103,8 @@ const COMMANDS: Record<string, Command> = {
   'suppliers create': {
     args: ['<code>'],
     options: { status: { type: 'string' }, 'document-root': { type: 'string' }, 'send-emails': { type: 'boolean' } },
-    optionsUsage: '[--status Ongoing|Paused|Complete] [--document-root <path>] [--send-emails]',
-    description: 'Create an import supplier (status Ongoing, e-mails off, empty document root unless given).',
+    optionsUsage: '--document-root <path> [--status Ongoing|Paused|Complete] [--send-emails]',
+    description: 'Create an import supplier with its own document root (status Ongoing and e-mails off unless given).',
     run: (db, [code], o) =>
       createSupplier(db, { code, status: str(o.status), document_root: str(o['document-root']), send_emails: o['send-emails'] === true }),
   },

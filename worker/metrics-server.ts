@@ -1,5 +1,6 @@
 // /metrics of a worker-only process: job durations and circuit-breaker states live in the worker's
-// memory, so in a split deployment the worker serves them itself (same token as the API's).
+// memory, so in a split deployment the worker serves them itself (same token as the API's). /healthz
+// (no token) answers the container's health check.
 import { createServer, type Server } from 'node:http';
 import { digest, digestsEqual } from '../shared/auth/secrets';
 import { recordBreakerStates } from '../shared/payment-instructions/vendors/vendor-breakers';
@@ -8,6 +9,10 @@ import type { Metrics } from '../shared/platform/metrics';
 export async function startMetricsServer(metrics: Metrics, port: number, token: string | undefined): Promise<Server> {
   const server = createServer((req, res) => {
     const given = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (req.url === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
     if (req.url !== '/metrics') {
       res.writeHead(404).end();
       return;

@@ -1,5 +1,6 @@
-// What every processor is given: a file of its own so that processors can name it without importing
-// processors/index.ts, which imports them.
+// What every processor is given, and a processor's shape: a file of its own so that processors can
+// name them without importing processors/index.ts, which imports them.
+import type { Job } from 'bullmq';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';
@@ -9,3 +10,6 @@ export interface WorkerContext {
   db: Database;
   logger: Logger;
 }
+
+/** What it returns is the job's return value, which rides on its completion event. */
+export type Processor = (job: Job, ctx: WorkerContext) => Promise<unknown>;

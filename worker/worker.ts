@@ -11,6 +11,7 @@ import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
 import { schedulePurge } from '../shared/requests/purge-answers';
+import { scrubJobError } from './job-failure';
 import { PROCESSORS } from './processors';
 import type { WorkerContext } from './worker-context';
 
@@ -40,8 +41,9 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
           log.info({ durationMs: Math.round(end({ outcome: 'delayed' }) * 1000) }, 'job delayed');
           throw err;
         }
-        log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (err as Error).message }, 'job attempt failed');
-        throw err;
+        const scrubbed = scrubJobError(err);
+        log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (scrubbed as Error).message }, 'job attempt failed');
+        throw scrubbed;
       }
     };
     const worker = new Worker(name, run, {

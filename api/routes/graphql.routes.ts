@@ -18,6 +18,7 @@ import {
   TokenRequestError,
   type AuthDeps,
 } from '../../shared/auth/auth.use-cases';
+import { boundedParse, maxDepthRule, singleTokenRequestRule } from './graphql-limits';
 
 const GenericScalar = new GraphQLScalarType({
   name: 'GenericScalar',
@@ -83,6 +84,8 @@ export function buildAuthSchema(deps: AuthDeps): GraphQLSchema {
 export function graphqlHandler(deps: AuthDeps): RequestHandler {
   const handler = createHandler({
     schema: buildAuthSchema(deps),
+    parse: boundedParse,
+    validationRules: [maxDepthRule, singleTokenRequestRule],
     // Unexpected resolver failures must not leak internals into `errors[].message`; syntax and
     // validation errors of the query itself pass through as graphql-js words them.
     formatError: (err) =>

@@ -4,9 +4,11 @@ import express, { Router, type Request, type Response } from 'express';
 import type { Logger } from '../../shared/platform/logger';
 import { signIn } from '../../shared/staff/staff.use-cases';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
-import { csrfToken, isCsrfValid, requireCsrf } from './csrf';
-import { loginRateLimit } from './login-rate-limit';
-import { endStaffSession, markAnonymousSession, sessionCookieName, startStaffSession, type SessionDeps } from './session';
+import { csrfToken, requireCsrf } from './csrf';
+import { createHashingGate, SignInBusyError } from './hashing-gate';
+import { isLoginTokenValid, issueLoginToken, type LoginCsrfSettings } from './login-csrf';
+import { loginRateLimit, userLoginRateLimit } from './login-rate-limit';
+import { endStaffSession, secureCookies, sessionCookieName, startStaffSession, type SessionDeps } from './session';
 import type { Config } from '../../shared/platform/config';
 import { loginPage, logoutPage } from './views/login.view';
 
@@ -23,26 +25,45 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
   const now = () => (deps.now ?? (() => new Date()))();
+  const csrf: LoginCsrfSettings = {
+    secrets: c.SESSION_SECRET_PREVIOUS ? [c.SESSION_SECRET, c.SESSION_SECRET_PREVIOUS] : [c.SESSION_SECRET],
+    secure: secureCookies(c),
+  };
+  // One per app, and one app per process: every sign-in of this process queues here.
+  const hashing = createHashingGate({ concurrency: c.STAFF_HASH_CONCURRENCY, waitMs: c.STAFF_HASH_WAIT_MS });
 
+  // The form's token lives in a cookie, not a session: no session exists before a sign-in succeeds.
   function showLogin(req: Request, res: Response, status: number, extra: { error?: string; username?: string } = {}) {
-    markAnonymousSession(req);
-    res.status(status).type('html').send(loginPage({ csrfToken: csrfToken(req), next: safeNext((req.body as { next?: unknown } | undefined)?.next ?? req.query.next), ...extra }));
+    const token = issueLoginToken(req, res, csrf);
+    res.status(status).type('html').send(loginPage({ csrfToken: token, next: safeNext((req.body as { next?: unknown } | undefined)?.next ?? req.query.next), ...extra }));
   }
 
   const tooMany = (req: Request, res: Response) =>
-    showLogin(req, res, 429, { error: 'Too many failed sign-ins from this address. Wait a minute, then try again.' });
+    showLogin(req, res, 429, { error: 'Too many failed sign-ins. Wait a while, then try again.' });
+  const limits = [
+    loginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perMinute: c.STAFF_LOGIN_RATE_LIMIT_PER_MINUTE }, tooMany),
+    form,
+    userLoginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perHour: c.STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR }, tooMany),
+  ];
 
   router.get('/login', (req, res) => {
     if (req.staff) return res.redirect(303, HOME[req.staff.role]);
     showLogin(req, res, 200);
   });
 
-  router.post('/login', loginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perMinute: c.STAFF_LOGIN_RATE_LIMIT_PER_MINUTE }, tooMany), form, async (req, res) => {
+  router.post('/login', ...limits, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (!isCsrfValid(req)) {
+    if (!isLoginTokenValid(req, csrf)) {
       return showLogin(req, res, 403, { error: 'The sign-in form had expired. Please sign in again.' });
     }
-    const staff = await signIn(deps.db, body, now());
+    let staff;
+    try {
+      staff = await hashing.run(() => signIn(deps.db, body, now()));
+    } catch (err) {
+      if (!(err instanceof SignInBusyError)) throw err;
+      res.set('Retry-After', String(err.retryAfterSeconds));
+      return showLogin(req, res, 429, { error: err.message });
+    }
     if (!staff) {
       deps.logger.warn({ ip: req.ip }, 'staff sign-in failed');
       return showLogin(req, res, 401, { error: FAILED, username: typeof body.username === 'string' ? body.username : undefined });

@@ -9,7 +9,7 @@ import { Router, type Express, type RequestHandler } from 'express';
 import { AppError } from '../../shared/platform/errors';
 import { JOBS, type JobKey, type JobQueues } from '../../shared/platform/jobs';
 import type { Logger } from '../../shared/platform/logger';
-import { redactJobValue } from '../../shared/staff/job-redaction';
+import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import { exposeCsrfCookie, requireCsrf } from './csrf';
 import { queueAccess } from './queue-actions';
@@ -61,6 +61,16 @@ function guardActions(logger: Logger): RequestHandler {
   };
 }
 
+/** Support staff's board answers pass through redactBoardAnswer (the board's adapter answers with res.json). */
+function redactForSupport(): RequestHandler {
+  return (req, res, next) => {
+    const json = res.json.bind(res);
+    const path = req.path;
+    res.json = (body: unknown) => json(redactBoardAnswer(path, body));
+    next();
+  };
+}
+
 export function queueRoutes(deps: { queues: JobQueues; logger: Logger }, secure: boolean | 'auto'): Router {
   const boards: Record<StaffRoleName, Express> = {
     operator: createBoard(deps.queues, false),
@@ -73,6 +83,7 @@ export function queueRoutes(deps: { queues: JobQueues; logger: Logger }, secure:
     // router that steps aside for the other role.
     const forRole = Router();
     forRole.use((req, _res, next) => next(staffOf(req).role === role ? undefined : 'router'));
+    if (role === 'support') forRole.use(redactForSupport());
     forRole.use(boards[role]);
     router.use(BOARD_PATH, forRole);
   }

@@ -33,8 +33,6 @@ export interface SessionDeps {
 
 type Settings = Config;
 
-// A session that only carries a sign-in form's CSRF token is short-lived.
-const ANONYMOUS_SESSION_MS = 15 * 60_000;
 // seenAt is refreshed at most this often, so reading pages does not rewrite the session each time.
 const SEEN_RESOLUTION_MS = 60_000;
 
@@ -108,10 +106,6 @@ export async function startStaffSession(req: Request, staff: StaffPrincipal, now
 export async function endStaffSession(req: Request): Promise<void> {
   await regenerate(req);
   req.staff = undefined;
-}
-
-export function markAnonymousSession(req: Request): void {
-  if (!req.session.staff) req.session.cookie.maxAge = ANONYMOUS_SESSION_MS;
 }
 
 /** Deletes the stored session and starts an empty one (saved only if something is put in it). */

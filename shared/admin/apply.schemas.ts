@@ -20,12 +20,18 @@ export const SupplierReference = z.string().min(1).max(128);
 
 export const SupplierStatus = z.enum(['Ongoing', 'Paused', 'Complete']);
 
-/** The supplier's root in the bucket: empty (the bucket itself), or a relative path by DocumentPath's rules. */
+/**
+ * The supplier's root in the bucket: a relative path by DocumentPath's rules. Required, and no two
+ * suppliers' roots may be equal or nested (suppliers.use-cases.ts): one supplier's document paths must
+ * never name another's documents.
+ */
 export const DocumentRoot = z
   .string()
+  .min(1)
   .refine(
+    // An empty root is reported once, by min(1), as `blank`.
     (root) => root === '' || DocumentPath.safeParse(root).success,
-    withCode('invalid_document_path', 'A document root is empty or a relative path: no leading "/", no ".", ".." or empty segments.'),
+    withCode('invalid_document_path', 'A document root is a relative path: no leading "/", no ".", ".." or empty segments.'),
   );
 
 // Written out rather than `.min()`: the generic mapping reports every too-short string as `blank`.
@@ -47,7 +53,7 @@ export const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed
 export const SupplierSpec = z.strictObject({
   code: SupplierCode,
   status: SupplierStatus.default('Ongoing'),
-  document_root: DocumentRoot.default(''),
+  document_root: DocumentRoot,
   send_emails: z.boolean().default(false),
 });
 

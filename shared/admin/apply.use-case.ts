@@ -44,15 +44,15 @@ export async function applyFile(db: Database, input: unknown): Promise<ApplyRepo
     async (tx) => {
       await checkSupplierReferences(tx, referencesOf(file), new Set(file.suppliers.map((s) => s.code)));
       const report: ApplyReport = { suppliers: [], organisations: [], products: [], accounts: [] };
-      for (const s of file.suppliers) {
-        await upsertSupplier(tx, s);
+      for (const [i, s] of file.suppliers.entries()) {
+        await at(`suppliers.${i}`, () => upsertSupplier(tx, s));
         report.suppliers.push(s.code);
       }
       for (const [i, o] of file.organisations.entries()) {
         report.organisations.push(await at(`organisations.${i}`, () => applyOrganisation(tx, o)));
       }
-      for (const p of file.products) {
-        await applyProduct(tx, p);
+      for (const [i, p] of file.products.entries()) {
+        await at(`products.${i}`, () => applyProduct(tx, p));
         report.products.push(p.code);
       }
       for (const [i, a] of file.accounts.entries()) {

@@ -80,9 +80,10 @@ export async function revokeApiKey(db: DbClient, id: number, at: Date): Promise<
   return count === 1;
 }
 
-export async function revokeRefreshTokensOf(db: DbClient, organisationId: number, at: Date): Promise<number> {
+/** Run after the key row is updated (and so locked): see the lock order in shared/auth/auth.repository.ts. */
+export async function revokeRefreshTokensOf(db: DbClient, apiKeyId: number, at: Date): Promise<number> {
   const { count } = await db.refreshToken.updateMany({
-    where: { organisationId, revokedAt: null, usedAt: null, expiresAt: { gt: at } },
+    where: { apiKeyId, revokedAt: null, usedAt: null, expiresAt: { gt: at } },
     data: { revokedAt: at },
   });
   return count;

@@ -98,9 +98,10 @@ export async function listApiKeys(db: Database, input: unknown) {
 }
 
 /**
- * Revokes the key (revoking it again changes nothing) and every live refresh token of its
- * organisation: a refresh token does not record which key started it, and a revoked key must not live
- * on through a refresh chain. Access tokens already issued stay valid until they expire.
+ * Revokes the key (revoking it again changes nothing) and every live refresh token of the families it
+ * started, atomically: updating the key row waits for every sign-in or refresh holding it, so the
+ * token revocation that follows sees all they issued, and none can start after. Access tokens already
+ * issued stay valid until they expire.
  */
 export async function revokeApiKey(db: Database, input: unknown, now: Date = new Date()) {
   const { id } = parseOrThrow(ApiKeyRevoke, input);
@@ -108,7 +109,7 @@ export async function revokeApiKey(db: Database, input: unknown, now: Date = new
     const key = await repo.findApiKey(tx, id);
     if (!key) throw new NotFoundError('api_key_not_found', `No API key with id ${id}.`);
     const revoked = await repo.revokeApiKey(tx, id, now);
-    const revokedRefreshTokens = revoked ? await repo.revokeRefreshTokensOf(tx, key.organisationId, now) : 0;
+    const revokedRefreshTokens = revoked ? await repo.revokeRefreshTokensOf(tx, id, now) : 0;
     return { ...apiKeyView((await repo.findApiKey(tx, id))!), revoked_refresh_tokens: revokedRefreshTokens };
   });
 }

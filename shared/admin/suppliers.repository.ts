@@ -28,6 +28,16 @@ export async function listSuppliers(db: DbClient) {
   return db.importSupplier.findMany({ select: SUPPLIER, orderBy: { code: 'asc' } });
 }
 
+/** Another supplier whose document root equals `root`, contains it, or lies inside it. */
+export async function findOverlappingDocumentRoot(db: DbClient, code: string, root: string) {
+  const rows = await db.$queryRaw<{ code: string; document_root: string }[]>`
+    SELECT code, document_root FROM import_suppliers
+     WHERE code <> ${code}
+       AND (document_root = ${root} OR starts_with(${root}, document_root || '/') OR starts_with(document_root, ${root} || '/'))
+     LIMIT 1`;
+  return rows[0];
+}
+
 export async function existingSupplierCodes(db: DbClient, codes: string[]): Promise<Set<string>> {
   const rows = await db.importSupplier.findMany({ where: { code: { in: codes } }, select: { code: true } });
   return new Set(rows.map((r) => r.code));

@@ -22,14 +22,32 @@ function supplierView(s: SupplierRow) {
 
 export async function createSupplier(db: Database, input: unknown) {
   const s = parseOrThrow(SupplierCreate, input);
-  const created = await repo.insertSupplierIfAbsent(db.prisma, {
-    code: s.code,
-    status: s.status,
-    documentRoot: s.document_root,
-    sendEmails: s.send_emails,
+  return db.prisma.$transaction(async (tx) => {
+    await checkDocumentRoot(tx, s.code, s.document_root);
+    const created = await repo.insertSupplierIfAbsent(tx, {
+      code: s.code,
+      status: s.status,
+      documentRoot: s.document_root,
+      sendEmails: s.send_emails,
+    });
+    if (!created) throw new ConflictError('import_supplier_already_exists', `Import supplier ${s.code} already exists.`);
+    return supplierView((await repo.findSupplier(tx, s.code))!);
   });
-  if (!created) throw new ConflictError('import_supplier_already_exists', `Import supplier ${s.code} already exists.`);
-  return supplierView((await repo.findSupplier(db.prisma, s.code))!);
+}
+
+/**
+ * Refuses a root equal to, inside, or containing another supplier's. The unique index on the column
+ * settles two concurrent equal roots; nesting is checked here only.
+ */
+async function checkDocumentRoot(tx: DbClient, code: string, root: string): Promise<void> {
+  const other = await repo.findOverlappingDocumentRoot(tx, code, root);
+  if (other) {
+    throw ValidationError.single(
+      'document_root',
+      'document_root_in_use',
+      `The document root "${root}" overlaps supplier ${other.code}'s "${other.document_root}": each supplier needs a root of its own.`,
+    );
+  }
 }
 
 export async function updateSupplier(db: Database, input: unknown) {
@@ -37,6 +55,7 @@ export async function updateSupplier(db: Database, input: unknown) {
   return db.prisma.$transaction(async (tx) => {
     const current = await repo.findSupplier(tx, u.code);
     if (!current) throw supplierNotFound();
+    if (u.document_root !== undefined) await checkDocumentRoot(tx, u.code, u.document_root);
     const row = await saveChanges(tx, current, {
       status: u.status ?? current.status,
       documentRoot: u.document_root ?? current.documentRoot,
@@ -53,6 +72,7 @@ export async function listSuppliers(db: Database) {
 /** apply's step: creates the supplier or brings it to `s`, writing (and bumping updated_at) only on a change. */
 export async function upsertSupplier(tx: DbClient, s: SupplierSpecT): Promise<void> {
   const fields = { status: s.status, documentRoot: s.document_root, sendEmails: s.send_emails };
+  await checkDocumentRoot(tx, s.code, s.document_root);
   if (await repo.insertSupplierIfAbsent(tx, { code: s.code, ...fields })) return;
   await saveChanges(tx, (await repo.findSupplier(tx, s.code))!, fields);
 }

@@ -49,6 +49,8 @@ export function createTokenSigner(secret: string, ttlSeconds: number): TokenSign
           algorithms: [ALGORITHM],
           issuer: ISSUER,
           audience: AUDIENCE,
+          // jose checks exp only when it is present: a token without one would never expire.
+          requiredClaims: ['exp', 'iat'],
         });
         if (typeof payload.org !== 'number' || !Number.isInteger(payload.org)) {
           throw new AuthenticationError('authentication_failed', 'Invalid token.');

@@ -6,7 +6,7 @@ import type { Database, DbClient } from '../platform/db';
 import { AppError } from '../platform/errors';
 import type { AccessTokenClaims, TokenSigner } from './access-token';
 import * as repo from './auth.repository';
-import { digest, digestsEqual, generateRefreshToken } from './secrets';
+import { API_KEY_MAX_LENGTH, digest, digestsEqual, generateRefreshToken, REFRESH_TOKEN_MAX_LENGTH } from './secrets';
 
 export class TokenRequestError extends AppError {
   constructor(code: string, detail: string) {
@@ -29,26 +29,36 @@ export interface AuthDeps {
 }
 
 export async function obtainTokenWithApiKey(deps: AuthDeps, apiKey: string): Promise<IssuedTokens> {
+  // Longer input is never a key of ours: refused before it is hashed, with the answer any unknown key gets.
+  if (apiKey.length > API_KEY_MAX_LENGTH) throw new TokenRequestError('invalid_api_key', 'Invalid data.');
   const hash = digest(apiKey);
-  const key = await repo.findActiveApiKeyByDigest(deps.db.prisma, hash);
-  // One answer for unknown, revoked and malformed keys: nothing tells a guesser which organisations exist.
-  if (!key || !digestsEqual(key.hash, hash)) {
-    throw new TokenRequestError('invalid_api_key', 'Invalid data.');
-  }
   const now = clock(deps);
-  const refresh = await storeRefreshToken(deps.db.prisma, deps, key.organisationId, randomUUID(), now);
-  return signAccessToken(deps, key.organisationId, now, refresh);
+  // Issued inside the transaction that holds the key row locked: a revocation waits for it, so no
+  // token is ever issued after a revocation commits (auth.repository.ts).
+  return deps.db.prisma.$transaction(async (tx) => {
+    const key = await repo.lockActiveApiKeyByDigest(tx, hash);
+    // One answer for unknown, revoked and malformed keys: nothing tells a guesser which organisations exist.
+    if (!key || !digestsEqual(key.hash, hash)) {
+      throw new TokenRequestError('invalid_api_key', 'Invalid data.');
+    }
+    const origin = { organisationId: key.organisation_id, apiKeyId: key.id };
+    const refresh = await storeRefreshToken(tx, deps, origin, randomUUID(), now);
+    return signAccessToken(deps, key.organisation_id, now, refresh);
+  });
 }
 
 export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: string): Promise<IssuedTokens> {
   const now = clock(deps);
-  type Outcome =
-    | { error: 'invalid_refresh_token' | 'refresh_token_reused' | 'refresh_token_expired' }
-    | { error: null; organisationId: number; refresh: StoredRefreshToken };
+  type Outcome = { error: 'invalid_refresh_token' | 'refresh_token_reused' | 'refresh_token_expired' } | { error: null; tokens: IssuedTokens };
   // The successor is stored in the transaction that spends its parent: a concurrent reuse of the
-  // parent waits on the row lock, then revokes the family with the successor already in it.
+  // parent waits on the row lock, then revokes the family with the successor already in it. The key
+  // row is locked first, as revokeApiKey locks it, so the two never deadlock.
   const outcome = await deps.db.prisma.$transaction(async (tx): Promise<Outcome> => {
-    const row = await repo.lockRefreshTokenByDigest(tx, digest(refreshToken));
+    if (refreshToken.length > REFRESH_TOKEN_MAX_LENGTH) return { error: 'invalid_refresh_token' };
+    const hash = digest(refreshToken);
+    const keyId = await repo.findRefreshTokenApiKey(tx, hash);
+    if (keyId === undefined || !(await repo.lockActiveApiKey(tx, keyId))) return { error: 'invalid_refresh_token' };
+    const row = await repo.lockRefreshTokenByDigest(tx, hash);
     if (!row || row.revoked_at) return { error: 'invalid_refresh_token' };
     if (row.used_at) {
       await repo.revokeRefreshTokenFamily(tx, row.family, now);
@@ -56,8 +66,9 @@ export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: 
     }
     if (row.expires_at <= now) return { error: 'refresh_token_expired' };
     await repo.markRefreshTokenUsed(tx, row.id, now);
-    const refresh = await storeRefreshToken(tx, deps, row.organisation_id, row.family, now);
-    return { error: null, organisationId: row.organisation_id, refresh };
+    const origin = { organisationId: row.organisation_id, apiKeyId: row.api_key_id };
+    const refresh = await storeRefreshToken(tx, deps, origin, row.family, now);
+    return { error: null, tokens: await signAccessToken(deps, row.organisation_id, now, refresh) };
   });
   if (outcome.error !== null) {
     const details = {
@@ -67,7 +78,7 @@ export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: 
     };
     throw new TokenRequestError(outcome.error, details[outcome.error]);
   }
-  return signAccessToken(deps, outcome.organisationId, now, outcome.refresh);
+  return outcome.tokens;
 }
 
 interface StoredRefreshToken {
@@ -81,13 +92,13 @@ const clock = (deps: AuthDeps): Date => (deps.now ?? (() => new Date()))();
 async function storeRefreshToken(
   db: DbClient,
   deps: AuthDeps,
-  organisationId: number,
+  origin: { organisationId: number; apiKeyId: number },
   family: string,
   now: Date,
 ): Promise<StoredRefreshToken> {
   const refreshToken = generateRefreshToken();
   const refreshExpiresIn = Math.floor(now.getTime() / 1000) + deps.refreshTtlSeconds;
-  await repo.insertRefreshToken(db, { organisationId, family, hash: digest(refreshToken), expiresAt: new Date(refreshExpiresIn * 1000) });
+  await repo.insertRefreshToken(db, { ...origin, family, hash: digest(refreshToken), expiresAt: new Date(refreshExpiresIn * 1000) });
   return { refreshToken, refreshExpiresIn };
 }
 

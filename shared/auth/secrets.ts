@@ -2,6 +2,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_MIN_LENGTH = 32;
+/** Longer input is no key or token of ours: refused before it is hashed or looked up. */
+export const API_KEY_MAX_LENGTH = 256;
+export const REFRESH_TOKEN_MAX_LENGTH = 256;
 
 export function generateApiKey(): string {
   return `dik_${randomBytes(30).toString('base64url')}`;

@@ -243,6 +243,9 @@ export const GRAPHQL_ERROR_CODES: Record<string, string> = {
   invalid_refresh_token: 'The refresh token is unknown or revoked.',
   refresh_token_reused: 'The refresh token was already used: every token issued from it is now revoked.',
   refresh_token_expired: 'The refresh token has expired: sign in with the API key again.',
+  too_many_token_requests: 'The document calls `obtainToken` more than once (aliases and fragments count): send one request per token.',
+  document_too_large: 'The GraphQL document is over 4,096 characters or 512 tokens.',
+  document_too_deep: 'Selections in the GraphQL document nest more than 4 levels.',
   server_error: 'Unexpected error; nothing internal is disclosed.',
 };
 

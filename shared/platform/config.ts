@@ -1,10 +1,17 @@
 // The service's whole configuration, parsed once from the environment at boot and passed down.
 // Nothing else reads process.env. Every value has a default that works on a developer machine with
-// PostgreSQL and Redis on localhost.
+// PostgreSQL and Redis on localhost; outside development the signing secrets have none (see
+// secret-policy.ts).
 import { z } from 'zod';
+import { PUBLISHED_SECRETS, secretProblem } from './secret-policy';
+import { parseTrustProxy } from './trust-proxy';
 
-const DEV_TOKEN_SECRET = 'dev-only-token-secret-do-not-use-in-production';
-const DEV_SESSION_SECRET = 'dev-only-session-secret-do-not-use-in-production';
+const [DEV_TOKEN_SECRET, DEV_SESSION_SECRET] = PUBLISHED_SECRETS as [string, string];
+const STRIPE_NOT_CONFIGURED = 'sk_test_not_configured';
+// Where the development defaults of the secrets may be used; any other NODE_ENV (production, staging,
+// a typo) is treated as a real deployment.
+const DEVELOPMENT_ENVIRONMENTS = new Set(['development', 'test']);
+const SIGNING_SECRETS = ['TOKEN_SECRET', 'SESSION_SECRET'] as const;
 
 const CLUSTER_NODE = /^([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})$/;
 
@@ -19,8 +26,12 @@ function clusterNodes(value: string, ctx: z.RefinementCtx): { host: string; port
 }
 
 export const ConfigSchema = z.object({
+  NODE_ENV: z.string().max(64).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default('0.0.0.0'),
+  // The staff pages (sign-in, queue dashboard, support) on a listener of their own, which a firewall
+  // or proxy can keep off the internet; the main port then no longer serves them. 0 picks a free port.
+  STAFF_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   // Seed nodes (`host:port,host:port`) of a Redis Cluster; when set, every connection is a cluster
@@ -49,7 +60,7 @@ export const ConfigSchema = z.object({
   // a 2-core machine (the API and the workers each saturate about one core under load).
   API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
-  STRIPE_SECRET_KEY: z.string().default('sk_test_not_configured'),
+  STRIPE_SECRET_KEY: z.string().default(STRIPE_NOT_CONFIGURED),
   STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
@@ -58,8 +69,17 @@ export const ConfigSchema = z.object({
   // Most hits an API process leases at once from the organisation's Redis counter (1: ask Redis on
   // every request, exact to the hit; larger: fewer round trips, refusals up to lease − 1 hits early).
   ORG_RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1000).default(100),
-  // Set when the API runs behind a proxy that sets X-Forwarded-For (Express "trust proxy" value).
-  TRUST_PROXY: z.string().optional(),
+  // Set when the API runs behind a proxy that sets X-Forwarded-For and X-Forwarded-Proto: Express's
+  // "trust proxy" forms (hop count, true/false, loopback/linklocal/uniquelocal, addresses and CIDRs).
+  TRUST_PROXY: z.string().max(2048).optional().transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = parseTrustProxy(value);
+    if (typeof parsed === 'string') {
+      ctx.addIssue({ code: 'custom', message: parsed });
+      return z.NEVER;
+    }
+    return parsed.value;
+  }),
   // A worker-only process (start:worker) serves its own /metrics (job durations, breakers) on this port.
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // Bearer token for GET /metrics; unset closes the endpoint to tokens.
@@ -74,7 +94,8 @@ export const ConfigSchema = z.object({
   // A staff session ends after this long without a request, and in any case this long after sign-in.
   STAFF_SESSION_IDLE_SECONDS: z.coerce.number().int().positive().default(30 * 60),
   STAFF_SESSION_MAX_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
-  // Failed staff sign-ins per client address per minute.
+  // Failed staff sign-ins per client address per minute, and per user name per hour (a guesser spread
+  // over many addresses still meets the second).
   STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   // Load shedding (README "Load shedding"). Streamed lists and CSV downloads each hold a database
   // connection for their whole run: per process they get fewer slots than the pool has connections,
@@ -99,18 +120,40 @@ export const ConfigSchema = z.object({
   // Payment-vendor look-ups in flight per organisation in one worker process (the rest wait their turn),
   // so one tenant's burst of bad references cannot fill the vendor's breaker window for everyone.
   VENDOR_CALLS_PER_ORGANISATION: z.coerce.number().int().positive().default(4),
+  STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(30),
+  // Password hashes computed at once per process (scrypt takes 128 MiB each), and how long a sign-in
+  // waits for a turn before it is answered 429.
+  STAFF_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  STAFF_HASH_WAIT_MS: z.coerce.number().int().positive().default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
+  // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this
+  // plain-HTTP service learns only from a trusted proxy: without one, sign-in would silently fail.
+  path: ['STAFF_COOKIE_SECURE'],
+  message: 'STAFF_COOKIE_SECURE=true needs TRUST_PROXY (the TLS proxy in front of the service)',
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  lines.push(...secretProblems(env).map((problem) => `  ${problem}`));
+  if (!parsed.success || lines.length > 0) throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
+}
+
+/** Outside development the secrets are read as given: a default would be a value anyone can read. */
+function secretProblems(env: NodeJS.ProcessEnv): string[] {
+  if (DEVELOPMENT_ENVIRONMENTS.has(env.NODE_ENV ?? 'development')) return [];
+  const problems = SIGNING_SECRETS.map((name) => secretProblem(name, env[name]));
+  if (env.SESSION_SECRET_PREVIOUS !== undefined) problems.push(secretProblem('SESSION_SECRET_PREVIOUS', env.SESSION_SECRET_PREVIOUS));
+  return problems.filter((p): p is string => p !== undefined);
+}
+
+/** Vendors whose credentials are not set: their payment instructions cannot succeed. */
+export function unconfiguredVendors(config: Pick<Config, 'STRIPE_SECRET_KEY'>): string[] {
+  return config.STRIPE_SECRET_KEY === STRIPE_NOT_CONFIGURED ? ['STRIPE'] : [];
 }
 
 export function usesDevTokenSecret(config: Config): boolean {

@@ -1,6 +1,6 @@
 // Process lifecycle shared by the entry points: boot checks, then SIGTERM/SIGINT → graceful stop.
 import { migrate } from '../../prisma/migrate';
-import { loadConfig, usesDevTokenSecret, type Config } from './config';
+import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config } from './config';
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
 import { checkPostgres, checkRedis } from './preflight';
@@ -25,6 +25,9 @@ export async function prepare(name: string, opts: { migrate: boolean }): Promise
   }
   const logger = createLogger(config.LOG_LEVEL, name);
   if (usesDevTokenSecret(config)) logger.warn('TOKEN_SECRET is the development default: set your own before real use');
+  for (const vendor of unconfiguredVendors(config)) {
+    logger.warn({ vendor }, `${vendor} is not configured (STRIPE_SECRET_KEY): its payment instructions will answer 500 vendor_unavailable`);
+  }
   return { config, logger };
 }
 

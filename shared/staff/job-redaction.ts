@@ -24,3 +24,39 @@ export function redactJobValue(value: unknown, key = ''): unknown {
   if (typeof value === 'string') return SHOWN_STRING_KEY.test(key) ? value : REDACTED;
   return value;
 }
+
+/**
+ * What support staff's read-only board may show of the dashboard API's answers. A failed job's reason
+ * and stack trace, its options and its log lines can quote the input or the internals, and Redis INFO
+ * describes the server: support staff need to see that a job failed, and when, not why in words.
+ * The shapes stay (the board's client reads them), the text goes.
+ */
+export function redactBoardAnswer(path: string, body: unknown): unknown {
+  if (path === '/api/redis/stats') return hideStrings(body);
+  if (/^\/api\/queues\/[^/]+\/[^/]+\/logs$/.test(path)) return hideStrings(body);
+  return hideJobDiagnostics(body, 0);
+}
+
+const MAX_NESTING = 32;
+
+function hideStrings(value: unknown): unknown {
+  if (typeof value === 'string') return REDACTED;
+  if (Array.isArray(value)) return value.map(hideStrings);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideStrings(v)]));
+  }
+  return value;
+}
+
+function hideJobDiagnostics(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object' || depth > MAX_NESTING) return value;
+  if (Array.isArray(value)) return value.map((item) => hideJobDiagnostics(item, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (k === 'failedReason') return [k, typeof v === 'string' && v !== '' ? REDACTED : v];
+      if (k === 'stacktrace') return [k, Array.isArray(v) ? v.map(() => REDACTED) : v];
+      if (k === 'opts') return [k, {}];
+      return [k, hideJobDiagnostics(v, depth + 1)];
+    }),
+  );
+}

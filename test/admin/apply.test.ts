@@ -24,12 +24,12 @@ describe('admin apply', () => {
   /** Names unique to one test, and a file using them like the README's example. */
   function fixture() {
     const s = uniqueSuffix();
-    const names = { supplier: `ACME_${s}`, other: `OTHER_${s}`, extra: `NEW_${s}`, org: `acme-${s}`, keyed: `keyed-${s}`, number: `A-${s}` };
+    const names = { supplier: `ACME_${s}`, other: `OTHER_${s}`, extra: `NEW_${s}`, org: `acme-${s}`, keyed: `keyed-${s}`, number: `A-${s}`, root: `imports/acme-${s}` };
     const apiKey = `key-${s}-${'k'.repeat(32)}`;
     const file: ApplyFileInput = {
       suppliers: [
-        { code: names.supplier, status: 'Ongoing', document_root: 'imports/acme', send_emails: false },
-        { code: names.other, status: 'Paused' },
+        { code: names.supplier, status: 'Ongoing', document_root: names.root, send_emails: false },
+        { code: names.other, status: 'Paused', document_root: `imports/other-${s}` },
       ],
       organisations: [
         { name: names.org, suppliers: [names.supplier] },
@@ -83,8 +83,8 @@ describe('admin apply', () => {
 
     const state = await databaseState(f);
     expect(state.suppliers.map(({ code, status, documentRoot, sendEmails }) => ({ code, status, documentRoot, sendEmails }))).toEqual([
-      { code: f.names.supplier, status: 'Ongoing', documentRoot: 'imports/acme', sendEmails: false },
-      { code: f.names.other, status: 'Paused', documentRoot: '', sendEmails: false },
+      { code: f.names.supplier, status: 'Ongoing', documentRoot: f.names.root, sendEmails: false },
+      { code: f.names.other, status: 'Paused', documentRoot: `imports/other-${f.names.supplier.slice(5)}`, sendEmails: false },
     ]);
     const [org, keyed] = state.organisations;
     expect(org!.suppliers.map((s) => s.supplierCode)).toEqual([f.names.supplier]);
@@ -233,7 +233,7 @@ describe('admin apply', () => {
     // Valid changes ahead of the bad item prove the whole file is one transaction.
     const bad = structuredClone(f.file);
     bad.suppliers![0]!.send_emails = true;
-    bad.suppliers!.push({ code: f.names.extra });
+    bad.suppliers!.push({ code: f.names.extra, document_root: `imports/${f.names.extra}` });
     bad.accounts![0]!.state = 'in_progress';
     breakIt(bad, f);
 

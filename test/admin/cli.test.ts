@@ -70,7 +70,7 @@ describe('admin CLI', () => {
     await writeFile(
       file,
       JSON.stringify({
-        suppliers: [{ code: supplier, status: 'Ongoing', document_root: 'imports/cli', send_emails: false }],
+        suppliers: [{ code: supplier, status: 'Ongoing', document_root: `imports/${supplier}`, send_emails: false }],
         organisations: [{ name: org, suppliers: [supplier] }],
         accounts: [
           { import_supplier: supplier, external_account_number: 'EXT-1', state: 'staged' },
@@ -97,7 +97,7 @@ describe('admin CLI', () => {
     await writeFile(
       file,
       JSON.stringify({
-        suppliers: [{ code: newSupplier }],
+        suppliers: [{ code: newSupplier, document_root: `imports/${newSupplier}` }],
         accounts: [
           { import_supplier: newSupplier, external_account_number: 'EXT-1', state: 'staged' },
           { import_supplier: newSupplier, external_account_number: 'EXT-2', state: 'done' },
@@ -130,13 +130,13 @@ describe('admin CLI', () => {
 
   it('creates and configures a supplier, refusing a bad status with the field named', async () => {
     const code = `CLI_S_${s}`;
-    const created = await admin(['suppliers', 'create', code, '--document-root', 'imports/s', '--send-emails']);
+    const created = await admin(['suppliers', 'create', code, '--document-root', `imports/${code}`, '--send-emails']);
     const [paused, bad] = await Promise.all([
       admin(['suppliers', 'set-status', code, 'Paused']),
       admin(['suppliers', 'set-status', code, 'Stopped']),
     ]);
 
-    expect(created.json).toMatchObject({ code, status: 'Ongoing', document_root: 'imports/s', send_emails: true });
+    expect(created.json).toMatchObject({ code, status: 'Ongoing', document_root: `imports/${code}`, send_emails: true });
     expect(paused.json).toMatchObject({ code, status: 'Paused' });
     expect(bad).toMatchObject({ code: 1, stdout: '' });
     expect(bad.stderr).toMatch(/status: .*\[invalid_choice\]/);

@@ -31,7 +31,7 @@ describe('API-key guessing against obtainToken', () => {
     const useCase = readFileSync(path.join(__dirname, '../../shared/auth/auth.use-cases.ts'), 'utf8');
     const lookup = /obtainTokenWithApiKey[\s\S]*?\n}/.exec(useCase)![0];
     expect(lookup).toMatch(/const hash = digest\(apiKey\)/);
-    expect(lookup).toMatch(/findActiveApiKeyByDigest\([^)]*hash\)/);
+    expect(lookup).toMatch(/lockActiveApiKeyByDigest\([^)]*hash\)/);
     expect(lookup).toMatch(/digestsEqual\(key\.hash, hash\)/);
     expect(lookup).not.toMatch(/===\s*apiKey|apiKey\s*===/);
     const secrets = readFileSync(path.join(__dirname, '../../shared/auth/secrets.ts'), 'utf8');

@@ -1,5 +1,9 @@
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { createTenantWithAccounts, importAccount, postNotes, storedNotes } from './notes.fixture';
+import { uniqueSuffix } from '../helpers/context';
+
+// Each supplier needs a document root of its own.
+const ROOT = `roots/acme-${uniqueSuffix()}`;
 
 describe('POST /v1/data-import/notes/create/ — creating notes', () => {
   let app: TestApp;
@@ -7,7 +11,7 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ DOCUMENT_BUCKET: 'bucket-under-test' });
-    tenant = await createTenantWithAccounts(app, { documentRoot: 'roots/acme' });
+    tenant = await createTenantWithAccounts(app, { documentRoot: ROOT });
   });
   afterAll(() => app.close());
 
@@ -85,8 +89,8 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
     expect(res.status).toBe(201);
     const [note] = await storedNotes(app, account.id);
     expect(note!.documents).toEqual([
-      { document_path: 'letters/2020/a.pdf', location: 'bucket-under-test/roots/acme/letters/2020/a.pdf' },
-      { document_path: 'b.pdf', location: 'bucket-under-test/roots/acme/b.pdf' },
+      { document_path: 'letters/2020/a.pdf', location: `bucket-under-test/${ROOT}/letters/2020/a.pdf` },
+      { document_path: 'b.pdf', location: `bucket-under-test/${ROOT}/b.pdf` },
     ]);
   });
 
@@ -157,7 +161,7 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
     expect(res.body[0]).not.toHaveProperty('colour');
     expect(res.body[0].document_paths).toEqual([{ document_path: 'a.pdf' }]);
     const [note] = await storedNotes(app, account.id);
-    expect(note!.documents).toEqual([{ document_path: 'a.pdf', location: 'bucket-under-test/roots/acme/a.pdf' }]);
+    expect(note!.documents).toEqual([{ document_path: 'a.pdf', location: `bucket-under-test/${ROOT}/a.pdf` }]);
   });
 
   it('answers an empty list with 201 [] and stores nothing', async () => {

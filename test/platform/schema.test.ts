@@ -232,7 +232,7 @@ describe('the migrated database matches schema.prisma', () => {
   it('enforces the rules schema.prisma cannot express: one open statement period and one active payment instruction per account', async () => {
     const p = t.db.prisma;
     const code = `SCHEMA_${suffix}`;
-    await p.importSupplier.create({ data: { code } });
+    await p.importSupplier.create({ data: { code, documentRoot: `schema/${code}` } });
     const process_ = await p.accountImportProcess.create({ data: { supplierCode: code, externalAccountNumber: 'EXT-U' } });
     const account = await p.account.create({ data: { processId: process_.id, platformAccountNumber: `A-U${suffix}` } });
     const day = (iso: string) => new Date(`${iso}T00:00:00Z`);

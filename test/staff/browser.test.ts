@@ -28,7 +28,7 @@ describe('staff pages in a browser', () => {
     app = await startStaffApp();
     supplier = `BROWSER_${uniqueSuffix()}`;
     const report = await applyFile(app.db, {
-      suppliers: [{ code: supplier }],
+      suppliers: [{ code: supplier, document_root: `imports/${supplier}` }],
       accounts: [
         { import_supplier: supplier, external_account_number: 'ACC-1', state: 'staged' },
         { import_supplier: supplier, external_account_number: 'ACC-2', state: 'imported' },

@@ -22,8 +22,9 @@ export interface StaffTestApp extends TestDb {
 }
 
 export async function startStaffApp(staffSettings: Record<string, string | number> = {}): Promise<StaffTestApp> {
-  const t = await openTestDb();
-  const config = { ...t.config, ...staffSettings } as typeof t.config;
+  // Through loadConfig, as the environment would give them.
+  const t = await openTestDb(Object.fromEntries(Object.entries(staffSettings).map(([k, v]) => [k, String(v)])));
+  const config = t.config;
   const redis = createRedis(config, 'producer');
   await untilReady(redis);
   const queues = createJobQueues(config);

@@ -25,7 +25,7 @@ describe('support page', () => {
     support = (await signedIn(app, 'support')).client;
     supplier = `SUPPORT_${uniqueSuffix()}`;
     const report = await applyFile(app.db, {
-      suppliers: [{ code: supplier, status: 'Paused' }],
+      suppliers: [{ code: supplier, status: 'Paused', document_root: `imports/${supplier}` }],
       accounts: [
         ...PENDING.map((n, i) => ({
           import_supplier: supplier,

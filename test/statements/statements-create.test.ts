@@ -1,5 +1,9 @@
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { createTenantWithAccounts, importAccount, postStatements, storedStatements } from './statements.fixture';
+import { uniqueSuffix } from '../helpers/context';
+
+// Each supplier needs a document root of its own.
+const ROOT = `roots/acme-${uniqueSuffix()}`;
 
 describe('POST /v1/data-import/historical-statements/create/ — importing statements', () => {
   let app: TestApp;
@@ -7,7 +11,7 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
 
   beforeAll(async () => {
     app = await startTestApp({ DOCUMENT_BUCKET: 'statements-bucket' });
-    tenant = await createTenantWithAccounts(app, { documentRoot: 'roots/acme' });
+    tenant = await createTenantWithAccounts(app, { documentRoot: ROOT });
   });
   afterAll(() => app.close());
 
@@ -42,7 +46,7 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
       number: '1',
       grossAmount: 100n,
       statementPath: 'path/to/statement-1.pdf',
-      storageLocation: 'statements-bucket/roots/acme/path/to/statement-1.pdf',
+      storageLocation: `statements-bucket/${ROOT}/path/to/statement-1.pdf`,
     });
   });
 

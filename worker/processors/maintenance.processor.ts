@@ -2,7 +2,7 @@
 // stored answers of queued requests once their replay window (24 h) has passed.
 import { MAINTENANCE } from '../../shared/platform/jobs';
 import { purgeExpiredAnswers } from '../../shared/requests/purge-answers';
-import type { Processor } from './index';
+import type { Processor } from '../worker-context';
 
 export const processMaintenance: Processor = async (job, ctx) => {
   if (job.name !== MAINTENANCE.purgeRequestResults.name) throw new Error(`unknown maintenance job ${job.name}`);

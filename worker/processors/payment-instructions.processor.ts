@@ -11,8 +11,7 @@ import { verifyAtVendor } from '../../shared/payment-instructions/vendors/vendor
 import { VendorCircuitOpenError } from '../../shared/payment-instructions/vendors/vendor-breakers';
 import { VendorCallsBusyError } from '../../shared/payment-instructions/vendors/vendor-call-limits';
 import { GiveUp, runQueuedJob } from '../../shared/requests/queued-job';
-import type { Processor } from './index';
-import type { WorkerContext } from '../worker-context';
+import type { Processor, WorkerContext } from '../worker-context';
 
 export const processPaymentInstruction: Processor = (job, ctx) =>
   runQueuedJob('createPaymentInstruction', job, ctx, {

@@ -2,7 +2,7 @@
 // runs under the account lock in the transaction that stores the answer (shared/requests/queued-job.ts).
 import { runQueuedJob } from '../../shared/requests/queued-job';
 import { importTransactions } from '../../shared/transactions/transaction.use-cases';
-import type { Processor } from './index';
+import type { Processor } from '../worker-context';
 
 export const processTransactionImport: Processor = (job, ctx) =>
   runQueuedJob('importTransactions', job, ctx, {
