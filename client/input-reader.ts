@@ -13,7 +13,7 @@ export interface AccountRef {
   external_account_number: string;
 }
 
-export interface LineProblem {
+interface LineProblem {
   code: string;
   attr: string;
   detail: string;
@@ -28,7 +28,7 @@ export interface InputEntry {
 }
 
 /** The service's own bound on one request body; a longer line could never be sent. */
-export const MAX_LINE_CHARS = 5 * 1024 * 1024;
+const MAX_LINE_CHARS = 5 * 1024 * 1024;
 /** AccountReference's bound in shared/platform/fields.ts. */
 const MAX_ACCOUNT_FIELD = 128;
 
@@ -105,7 +105,7 @@ const BOOLEAN_FIELDS = new Set(['is_pinned', 'is_archived', 'use_for_scheduled_p
 const INTEGER_FIELDS = new Set(['gross_amount']);
 
 /** An empty cell is an omitted field; a cell starting with `[` or `{` is a nested JSON value. */
-export function fromCsvRecord(record: Record<string, string>): Record<string, unknown> {
+function fromCsvRecord(record: Record<string, string>): Record<string, unknown> {
   const item: Record<string, unknown> = {};
   for (const [field, cell] of Object.entries(record)) {
     if (cell === '') continue;

@@ -46,7 +46,7 @@ export interface ResultRecord {
 }
 
 const FSYNC_MS = 200;
-export const RESULT_FILES = ['succeeded.ndjson', 'failed.ndjson'] as const;
+const RESULT_FILES = ['succeeded.ndjson', 'failed.ndjson'] as const;
 
 class Appender {
   private readonly fd: number;

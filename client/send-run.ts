@@ -27,7 +27,7 @@ export interface RunSettings {
 }
 
 /** Deterministic: the same lines of the same run always travel under the same key. */
-export function idempotencyKey(runId: string, lines: number[]): string {
+function idempotencyKey(runId: string, lines: number[]): string {
   return `${runId}.${createHash('sha256').update(lines.join(',')).digest('hex').slice(0, 32)}`;
 }
 

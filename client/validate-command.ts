@@ -23,7 +23,7 @@ const CHECKS: Record<Kind, (request: unknown) => unknown> = {
 };
 
 /** The field errors the service would answer, with attr made relative to the item. */
-export function validateItem(kind: Kind, item: Record<string, unknown>): FieldError[] {
+function validateItem(kind: Kind, item: Record<string, unknown>): FieldError[] {
   const { listField } = KIND_SPECS[kind];
   const { import_supplier, external_account_number, ...rest } = item;
   const request = listField ? { import_supplier, external_account_number, [listField]: [rest] } : item;

@@ -4,11 +4,11 @@
 import { GraphQLError, parse, type ASTNode, type ASTVisitor, type DocumentNode, type Source, type ValidationContext, type ValidationRule } from 'graphql';
 
 /** The documented mutation is about 150 characters; a client's own formatting fits in 4 KiB. */
-export const MAX_DOCUMENT_CHARS = 4096;
+const MAX_DOCUMENT_CHARS = 4096;
 /** Lexical tokens: the documented mutation has ~30. graphql-js stops parsing past this. */
 const MAX_TOKENS = 512;
 /** Nesting of selection sets: `mutation { obtainToken { token } }` is 2 deep. */
-export const MAX_DEPTH = 4;
+const MAX_DEPTH = 4;
 /** The token fields: each call is one API-key guess or one refresh. */
 const TOKEN_FIELDS = new Set(['obtainToken']);
 

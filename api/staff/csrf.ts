@@ -27,7 +27,7 @@ export function csrfToken(req: Request): string {
   return generateToken(req);
 }
 
-export function isCsrfValid(req: Request): boolean {
+function isCsrfValid(req: Request): boolean {
   return SAFE_METHODS.has(req.method) || isRequestValid(req);
 }
 

@@ -25,7 +25,7 @@ export interface RehearsalFiles {
 export const SUPPLIER = 'REHEARSAL_ENERGY';
 export const API_KEY = `rehearsal-${'k'.repeat(40)}`;
 
-export const accountNumber = (i: number) => `R-${String(i).padStart(7, '0')}`;
+const accountNumber = (i: number) => `R-${String(i).padStart(7, '0')}`;
 
 async function writeLines(file: string, count: number, line: (n: number) => string, header?: string): Promise<void> {
   const out: WriteStream = createWriteStream(file);

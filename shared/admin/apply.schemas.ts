@@ -42,13 +42,13 @@ const ApiKeyValue = z
 
 export const OrganisationName = z.string().min(1).max(200);
 export const ExternalAccountNumber = z.string().min(1).max(128);
-export const PlatformAccountNumber = z.string().min(1).max(128);
+const PlatformAccountNumber = z.string().min(1).max(128);
 // A Stripe customer id: `cus_` and alphanumerics (length checked first, so the pattern runs on 255 at most).
-export const StripeCustomerId = z
+const StripeCustomerId = z
   .string()
   .max(255, { abort: true })
   .regex(/^cus_[A-Za-z0-9]+$/, 'A Stripe customer id is "cus_" followed by letters and digits.');
-export const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
+const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
 
 export const SupplierSpec = z.strictObject({
   code: SupplierCode,
@@ -73,10 +73,10 @@ export const AccountSpec = z.strictObject({
   stripe_customer: StripeCustomerId.optional(),
 });
 
-export const ProductCode = z.string().min(1).max(255);
+const ProductCode = z.string().min(1).max(255);
 const MAX_RATES_PER_PRODUCT = 10_000;
 
-export const RateSpec = z
+const RateSpec = z
   .strictObject({
     rate_band: z.string().min(1).max(255),
     // The contract's line-item price_per_unit format, so every price a transaction can send is comparable.
@@ -89,7 +89,7 @@ export const RateSpec = z
     ...withCode('start_date_later_than_end_date', 'valid_to (the first day the rate no longer applies) must be after valid_from.'),
   });
 
-export const ProductSpec = z
+const ProductSpec = z
   .strictObject({ code: ProductCode, rates: z.array(RateSpec).max(MAX_RATES_PER_PRODUCT) })
   .superRefine((p, ctx) => {
     const overlap = findOverlappingRates(p.rates);

@@ -6,7 +6,7 @@ import { ACCOUNT_ALIAS_WHEN, AliasedAccountReference, checkAccountNumberAlias, D
 export const NoteDocument = z.object({ document_path: DocumentPath });
 
 /** Document paths per note: the contract sets no limit; a note is a letter with its attachments. */
-export const MAX_DOCUMENT_PATHS = 100;
+const MAX_DOCUMENT_PATHS = 100;
 
 export const Note = z
   .object({

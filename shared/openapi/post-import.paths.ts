@@ -31,7 +31,7 @@ const IdempotencyKeyHeader = annotate(
 );
 
 /** As shared/requests/request-headers.ts checks it. */
-export const RunIdHeader = annotate(
+const RunIdHeader = annotate(
   z
     .string()
     .regex(/^[\x20-\x7e]{1,64}$/)

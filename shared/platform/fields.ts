@@ -103,7 +103,7 @@ const MAX_EXACT_JSON_NUMBER_DIGITS = 15;
  * Longest decimal string looked at: the widest field holds 20 digits, plus sign, point, a few leading
  * zeros and surrounding spaces. Longer text is refused before the pattern runs.
  */
-export const MAX_DECIMAL_TEXT = 64;
+const MAX_DECIMAL_TEXT = 64;
 
 // One way to match any input (digits, then an optional point with digits): no backtracking between
 // two runs of \d, which made the former pattern quadratic in the length of a refused string.

@@ -4,8 +4,8 @@
 // the smallest usual alphabet the value fits, and a value using far fewer distinct characters than a
 // random one of that length would (a repeated word, "aaaa…") is refused whatever its length.
 
-export const MIN_SECRET_BITS = 256;
-export const HOW_TO_MAKE_A_SECRET = 'make one with `openssl rand -base64 48`';
+const MIN_SECRET_BITS = 256;
+const HOW_TO_MAKE_A_SECRET = 'make one with `openssl rand -base64 48`';
 
 /**
  * Every secret value ever written in this repository, current or past. Anyone can read them, so none

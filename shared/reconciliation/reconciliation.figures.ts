@@ -7,7 +7,7 @@ import { TRANSACTION_TYPES } from '../transactions/transaction.schemas';
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** count: an integer; amount: an exact decimal carried as a string; flag: a boolean (compared as 0/1). */
-export type FigureKind = 'count' | 'amount' | 'flag';
+type FigureKind = 'count' | 'amount' | 'flag';
 
 export interface Figure {
   name: string;

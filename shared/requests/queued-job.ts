@@ -15,7 +15,7 @@ import { outcomeOf, type QueuedRequestOutcome } from './outcome';
 import * as repo from './request-result.repository';
 
 /** A queued request as its processor sees it: the payload is the validated request. */
-export interface QueuedJob<P> {
+interface QueuedJob<P> {
   requestId: string;
   organisationId: number;
   accountId: number;

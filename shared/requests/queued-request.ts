@@ -20,7 +20,7 @@ const POLL_BATCH = 500;
 const RETRY_AFTER_SECONDS = 2;
 const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface SubmitRequest {
+interface SubmitRequest {
   job: JobKey;
   organisationId: number;
   accountId: number;
@@ -48,7 +48,7 @@ interface Context {
   polling: boolean;
 }
 
-export function hashRequest(endpoint: string, payload: unknown): string {
+function hashRequest(endpoint: string, payload: unknown): string {
   return createHash('sha256').update(endpoint).update('\0').update(JSON.stringify(payload)).digest('hex');
 }
 

@@ -26,9 +26,9 @@ const Text = z.string().min(1).max(10_000);
 
 // Nested lists are bounded as well as the top-level one (README "Transactions"): the contract sets no
 // limit, these are far above any real bill and far below what would make one request costly.
-export const MAX_LINE_ITEMS = 1_000;
-export const MAX_TAX_ITEMS = 100;
-export const MAX_PARAMS_KEYS = 100;
+const MAX_LINE_ITEMS = 1_000;
+const MAX_TAX_ITEMS = 100;
+const MAX_PARAMS_KEYS = 100;
 
 // The key count is checked before the record is parsed (a preprocess step, which the OpenAPI generator
 // renders as the record): parsing 300,000 keys took ~2 s of CPU.
