@@ -41,6 +41,8 @@ function options(argv: string[]) {
     return [...xs].sort((a, b) => a - b);
   };
   if (values.runtime !== 'dist' && values.runtime !== 'tsx') throw new Error('--runtime is dist or tsx');
+  // Declared, not inferred: a narrowed string would widen back to string in the inferred return type.
+  const runtime: 'dist' | 'tsx' = values.runtime;
   return {
     databaseUrl: values.database,
     txRows: list('tx-rows', values['tx-rows']),
@@ -49,7 +51,7 @@ function options(argv: string[]) {
     accounts: Number(values.accounts),
     window: { clients: Number(values.clients), warmupMs: Number(values.warmup) * 1000, durationMs: Number(values.seconds) * 1000 },
     waitSeconds: Number(values['wait-seconds']),
-    runtime: values.runtime as 'dist' | 'tsx',
+    runtime,
     out: values.out,
     keep: values.keep,
   };

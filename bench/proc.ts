@@ -61,7 +61,7 @@ export function reapedChildrenCpuSeconds(): number {
 export function childrenByRole(supervisorPid: number): { api: number[]; worker: number[] } {
   const out = { api: [] as number[], worker: [] as number[] };
   for (const pid of processTree(supervisorPid).slice(1)) {
-    let cmd = '';
+    let cmd: string;
     try {
       cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {

@@ -2,7 +2,7 @@
 // "Errors"): 429, 5xx and 503 are retried as they are; a 401 means a new token; a 400 naming items in
 // errors[].attr fails those items and sends the rest again; a 400 naming none fails the whole batch;
 // *_already_exists is a success that added nothing; any other 4xx fails the batch as it is.
-import { isAlreadyExisting, KIND_SPECS, successesOf, type Kind } from './item-kinds';
+import { isAlreadyExisting, KIND_SPECS, successesOf, textOf, type Kind } from './item-kinds';
 
 export type ItemOutcome =
   | { ok: true; status: string; id?: string }
@@ -39,9 +39,9 @@ export function classifyAnswer(
     return { type: 'final', outcomes: successesOf(kind, body, items).map((s) => ({ ok: true, ...s })) };
   }
   const error = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
-  if (status === 401) return { type: 'reauth', reason: String(error.code ?? 'not_authenticated') };
+  if (status === 401) return { type: 'reauth', reason: textOf(error.code, 'not_authenticated') };
   if (status === 429 || status >= 500) {
-    return { type: 'retry', retryAfterMs: retryAfterMs(retryAfter), reason: `${status} ${String(error.code ?? '')}`.trim() };
+    return { type: 'retry', retryAfterMs: retryAfterMs(retryAfter), reason: `${status} ${textOf(error.code, '')}`.trim() };
   }
   if (status === 400) return classifyBadRequest(kind, error, items.length);
   return wholeBatch(items.length, failure(error, status));
@@ -60,14 +60,14 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
   const listField = KIND_SPECS[kind].listField;
   if (!listField) {
     const first = errors[0] ?? {};
-    const code = String(first.code ?? error.code ?? 'invalid_input');
+    const code = textOf(first.code, textOf(error.code, 'invalid_input'));
     if (isAlreadyExisting(code)) return { type: 'final', outcomes: [{ ok: true, status: code.toUpperCase() }] };
-    return { type: 'final', outcomes: [fieldFailure(first, String(first.attr ?? 'non_field_errors'), error)] };
+    return { type: 'final', outcomes: [fieldFailure(first, textOf(first.attr, 'non_field_errors'), error)] };
   }
   const byItem = new Map<number, { rest: string; error: FieldError }[]>();
   const itemAttr = new RegExp(`^${listField}\\.(\\d{1,9})(?:\\.(.+))?$`);
   for (const e of errors) {
-    const m = itemAttr.exec(String(e.attr ?? ''));
+    const m = itemAttr.exec(textOf(e.attr, ''));
     const index = m ? Number(m[1]) : NaN;
     if (!(index < count)) continue;
     byItem.set(index, [...(byItem.get(index) ?? []), { rest: m?.[2] ?? 'non_field_errors', error: e }]);
@@ -75,7 +75,7 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
   if (byItem.size === 0) return wholeBatch(count, failure(error, 400));
   const outcomes = new Map<number, ItemOutcome>();
   for (const [index, found] of byItem) {
-    const blocking = found.find((f) => !isAlreadyExisting(String(f.error.code ?? '')));
+    const blocking = found.find((f) => !isAlreadyExisting(textOf(f.error.code, '')));
     outcomes.set(
       index,
       blocking
@@ -90,9 +90,9 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
 function fieldFailure(e: FieldError, attr: string, envelope: ErrorBody): ItemOutcome {
   return {
     ok: false,
-    code: String(e.code ?? envelope.code ?? 'invalid_input'),
+    code: textOf(e.code, textOf(envelope.code, 'invalid_input')),
     attr,
-    detail: String(e.detail ?? envelope.detail ?? envelope.error_detail ?? ''),
+    detail: textOf(e.detail, textOf(envelope.detail, textOf(envelope.error_detail, ''))),
   };
 }
 
@@ -100,9 +100,9 @@ function failure(error: ErrorBody, status: number): ItemOutcome {
   const first = Array.isArray(error.errors) ? error.errors[0] : undefined;
   return {
     ok: false,
-    code: String(error.code ?? first?.code ?? `http_${status}`),
-    attr: String(first?.attr ?? 'non_field_errors'),
-    detail: String(error.detail ?? error.error_detail ?? first?.detail ?? `HTTP ${status}`),
+    code: textOf(error.code, textOf(first?.code, `http_${status}`)),
+    attr: textOf(first?.attr, 'non_field_errors'),
+    detail: textOf(error.detail, textOf(error.error_detail, textOf(first?.detail, `HTTP ${status}`))),
   };
 }
 

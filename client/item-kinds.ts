@@ -61,7 +61,7 @@ export function successesOf(kind: Kind, body: unknown, items: Record<string, unk
   switch (kind) {
     case 'notes':
       return items.map((item, i) => ({
-        status: String((body as { status?: unknown }[] | undefined)?.[i]?.status ?? 'NOTE_CREATION_SUCCESS'),
+        status: textOf((body as { status?: unknown }[] | undefined)?.[i]?.status, 'NOTE_CREATION_SUCCESS'),
         ...(typeof item.external_id === 'string' ? { id: item.external_id } : {}),
       }));
     case 'transactions': {
@@ -70,8 +70,9 @@ export function successesOf(kind: Kind, body: unknown, items: Record<string, unk
         const r = results[i];
         const added = r?.added_transaction_id;
         return {
-          status: String(r?.status ?? 'TRANSACTION_ADDED_TO_ACCOUNT'),
-          id: added === undefined || added === null ? String(item.transaction_id) : String(added),
+          status: textOf(r?.status, 'TRANSACTION_ADDED_TO_ACCOUNT'),
+          // added_transaction_id is a JSON integer in the contract: a number must stay its digits.
+          id: textOf(added, String(item.transaction_id)),
         };
       });
     }
@@ -79,9 +80,19 @@ export function successesOf(kind: Kind, body: unknown, items: Record<string, unk
       return items.map((item) => ({ status: 'HISTORICAL_STATEMENT_CREATED', id: String(item.statement_id) }));
     case 'payment-instructions': {
       const b = body as { platform_account_number?: unknown; reference?: unknown } | undefined;
-      return [{ status: 'PAYMENT_INSTRUCTION_CREATED', id: String(b?.reference ?? items[0]?.reference ?? '') }];
+      return [{ status: 'PAYMENT_INSTRUCTION_CREATED', id: textOf(b?.reference, textOf(items[0]?.reference, '')) }];
     }
   }
+}
+
+/**
+ * A value read from a parsed answer as text: a string as it is, a number or boolean as its digits or
+ * word (String's own form); anything else (absent, null, an object) is the fallback.
+ */
+export function textOf(value: unknown, fallback: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return fallback;
 }
 
 /** A status or code that means "the service already had it": a success that added nothing. */

@@ -55,7 +55,7 @@ function runClient(args: string[], env: Record<string, string>, killAt?: { journ
     buffered = lines.pop()!;
     for (const line of lines) {
       const event = JSON.parse(line) as { event: string };
-      if (event.event === 'summary') summary = event as never;
+      if (event.event === 'summary') summary = event;
     }
   });
   const watch = killAt && setInterval(() => {

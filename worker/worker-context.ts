@@ -11,5 +11,9 @@ export interface WorkerContext {
   logger: Logger;
 }
 
-/** What it returns is the job's return value, which rides on its completion event. */
+/**
+ * What it returns is the job's return value, which rides on its completion event. A job's data is
+ * untyped here (BullMQ's Job); a processor names the data its queue carries on its own parameter
+ * (`job: Job<QueuedRequestData>`).
+ */
 export type Processor = (job: Job, ctx: WorkerContext) => Promise<unknown>;

@@ -91,7 +91,7 @@ function withCommandState(record: unknown, state: AccountSpecT['state'], line: n
   if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
   const given = (record as { state?: unknown }).state;
   if (given !== undefined && given !== state) {
-    errors.push({ attr: `line ${line}.state`, code: 'invalid_choice', detail: `This command sets state "${state}"; the line says "${String(given)}".` });
+    errors.push({ attr: `line ${line}.state`, code: 'invalid_choice', detail: `This command sets state "${state}"; the line says "${typeof given === 'string' ? given : JSON.stringify(given)}".` });
   }
   return { ...record, state };
 }

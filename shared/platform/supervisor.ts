@@ -23,7 +23,7 @@ export interface SupervisorPolicy {
   stopTimeoutMs: number;
 }
 
-export const DEFAULT_POLICY: SupervisorPolicy = {
+const DEFAULT_POLICY: SupervisorPolicy = {
   firstDelayMs: 500,
   maxDelayMs: 30_000,
   stableAfterMs: 30_000,
@@ -110,7 +110,7 @@ export function supervise(specs: ChildSpec[], logger: Logger, policy: Supervisor
     async stop() {
       stopping = true;
       for (const s of slots) clearTimeout(s.timer);
-      await Promise.all(slots.map((s) => (s.child ? stopChild(s.child) : undefined)));
+      await Promise.all(slots.flatMap((s) => (s.child ? [stopChild(s.child)] : [])));
     },
   };
 }

@@ -39,7 +39,7 @@ type Json = Record<string, unknown>;
 
 /** Every field the transaction schemas parse as a Decimal, from the echo's decimal strings. */
 function reviveDecimals(t: TransactionData): TransactionInput {
-  const { amount, line_items, tax_items } = t as Json;
+  const { amount, line_items, tax_items } = t;
   const revived: Json = { ...t, amount: decimal(amount) };
   if (Array.isArray(line_items)) {
     revived.line_items = (line_items as Json[]).map((l) => ({

@@ -282,7 +282,7 @@ describe('admin apply', () => {
       ['an unknown field', [{ ...rate('DAY', 1, '2019-01-01'), currency: 'GBP' }], 'products.0.rates.0', 'invalid'],
     ])('refuses %s and stores no product', async (_label, rates, attr, code) => {
       const product = `P-${uniqueSuffix()}`;
-      const error = await applyFile(t.db, { products: [{ code: product, rates }] } as ApplyFileInput).catch((err: unknown) => err);
+      const error = await applyFile(t.db, { products: [{ code: product, rates }] }).catch((err: unknown) => err);
       expect((error as ValidationError).errors).toContainEqual({ attr, code, detail: expect.any(String) });
       expect(await t.db.prisma.product.count({ where: { code: product } })).toBe(0);
     });

@@ -10,7 +10,7 @@ function countingSigner(): TokenSigner & { verified: () => number } {
   const signer = createTokenSigner(SECRET, 3600);
   let calls = 0;
   return {
-    sign: signer.sign,
+    sign: (organisationId, nowSeconds) => signer.sign(organisationId, nowSeconds),
     verify: (token) => {
       calls += 1;
       return signer.verify(token);

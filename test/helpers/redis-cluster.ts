@@ -69,8 +69,8 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   );
   const destroy = async () => {
     await Promise.all(
-      servers.map((s) =>
-        s.exitCode !== null || s.signalCode !== null ? undefined : new Promise((resolve) => (s.once('exit', resolve), s.kill('SIGKILL'))),
+      servers.flatMap((s) =>
+        s.exitCode !== null || s.signalCode !== null ? [] : [new Promise((resolve) => (s.once('exit', resolve), s.kill('SIGKILL')))],
       ),
     );
     rmSync(dir, { recursive: true, force: true });

@@ -42,10 +42,10 @@ describe('a failing job', () => {
       const current = await queues.queue('importTransactions').getJob(job.id!);
       return (await current?.getState()) === 'failed' ? current : undefined;
     });
-    expect(failed!.failedReason).toMatch(/^[A-Za-z]+ in the job( \([A-Za-z0-9_.-]+\))?$/);
-    expect(JSON.stringify(failed!.stacktrace)).not.toContain(CUSTOMER_TEXT);
+    expect(failed.failedReason).toMatch(/^[A-Za-z]+ in the job( \([A-Za-z0-9_.-]+\))?$/);
+    expect(JSON.stringify(failed.stacktrace)).not.toContain(CUSTOMER_TEXT);
     const attemptLine = await until('the failed attempt log line', () => lines.find((l) => l.includes('job attempt failed')));
-    expect(attemptLine).toContain(failed!.failedReason);
+    expect(attemptLine).toContain(failed.failedReason);
     expect(lines.join('\n')).not.toContain(CUSTOMER_TEXT);
   });
 });

@@ -175,7 +175,7 @@ export interface PublishedContract {
 }
 
 export function loadPublishedContract(): PublishedContract {
-  const doc = parse(readFileSync(path.join(referenceDir(), CONTRACT_FILE), 'utf8'), { maxAliasCount: 10_000 }) as Json;
+  const doc = parse(readFileSync(path.join(referenceDir(), CONTRACT_FILE), 'utf8'), { maxAliasCount: 10_000 });
   for (const difference of DELIBERATE_DIFFERENCES) difference.adapt(doc);
   resolveDiscriminators(doc);
   // OpenAPI 3.0 schemas are JSON Schema draft 4/7 plus `nullable`, which Ajv reads; formats and the

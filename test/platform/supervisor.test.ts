@@ -103,7 +103,7 @@ describe('npm start supervises the API and the workers', () => {
 
       service.child.kill('SIGTERM');
       expect(await service.exited).toBe(0);
-      expect([newApi, newWorker].filter((pid) => alive(pid!))).toEqual([]);
+      expect([newApi, newWorker].filter((pid) => alive(pid))).toEqual([]);
       expect(service.lines.filter((l) => l.msg === 'shutting down').map((l) => l.name).sort()).toEqual(['api', 'data-import', 'worker']);
     } finally {
       if (service.child.exitCode === null) service.child.kill('SIGKILL');

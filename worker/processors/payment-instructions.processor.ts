@@ -13,7 +13,7 @@ import { VendorCallsBusyError } from '../../shared/payment-instructions/vendors/
 import { GiveUp, runQueuedJob } from '../../shared/requests/queued-job';
 import type { Processor, WorkerContext } from '../worker-context';
 
-export const processPaymentInstruction: Processor = (job, ctx) =>
+export const processPaymentInstruction: Processor = (job: Job<QueuedRequestData>, ctx) =>
   runQueuedJob('createPaymentInstruction', job, ctx, {
     // A job redelivered after its request was answered must not call the vendor again.
     onlyWhilePending: true,
