@@ -23,7 +23,7 @@ describe('admin apply of NDJSON and CSV account files', () => {
 
   async function supplier(): Promise<string> {
     const code = `FILE_${uniqueSuffix()}`;
-    await applyFile(t.db, { suppliers: [{ code }] });
+    await applyFile(t.db, { suppliers: [{ code, document_root: `imports/${code}` }] });
     return code;
   }
   async function file(name: string, lines: string[]): Promise<string> {

@@ -196,7 +196,7 @@ describe('admin CLI', () => {
 
   it('streams an NDJSON file with a progress line per chunk; killed half-way, a re-run skips what was committed and finishes', async () => {
     const streamed = `STREAM_${s}`;
-    expect((await admin(['suppliers', 'create', streamed])).code).toBe(0);
+    expect((await admin(['suppliers', 'create', streamed, '--document-root', `imports/${streamed}`])).code).toBe(0);
     const lines = Array.from({ length: 20_000 }, (_, i) =>
       JSON.stringify({ import_supplier: streamed, external_account_number: `S-${String(i).padStart(5, '0')}`, state: 'imported' }),
     );
@@ -226,7 +226,7 @@ describe('admin CLI', () => {
 
   it('stages the accounts of a CSV file with `accounts stage --file`, and refuses arguments beside --file', async () => {
     const staged = `STAGE_${s}`;
-    expect((await admin(['suppliers', 'create', staged])).code).toBe(0);
+    expect((await admin(['suppliers', 'create', staged, '--document-root', `imports/${staged}`])).code).toBe(0);
     const file = path.join(dir, 'staged.csv');
     await writeFile(file, `import_supplier,external_account_number\n${staged},C-1\n${staged},"C-2, quoted"\n`);
 

@@ -21,7 +21,7 @@ it('sends a CSV of instructions one per request; vendor refusals fail only their
   const file = writeLines(dir, 'instructions.csv', [
     'import_supplier,external_account_number,vendor,type,reference',
     row(accounts[0]!.number, 'CARD', fake.addCard().id),
-    row(accounts[1]!.number, 'CARD', 'pm_unknown_at_vendor'),
+    row(accounts[1]!.number, 'CARD', 'pm_UnknownAtVendor'),
     row(accounts[1]!.number, 'BPAY', fake.addCard().id),
     row(accounts[2]!.number, 'CARD', fake.addCard().id),
   ]);

@@ -88,7 +88,11 @@ describe('the running service against the published contract', () => {
   async function asOurs(endpoint: Endpoint, example: unknown): Promise<{ external: string; body: Json }> {
     const external = await importedAccount();
     const body: Json = { ...(example as object), import_supplier: tenant.supplier, external_account_number: external };
-    if (endpoint === 'paymentInstruction') fake.addCard({ id: body.reference as string });
+    if (endpoint === 'paymentInstruction') {
+      // A deliberate difference: a STRIPE reference is a PaymentMethod id.
+      if (!/^pm_[A-Za-z0-9]+$/.test(String(body.reference))) body.reference = `pm_${String(body.reference).replace(/[^A-Za-z0-9]/g, '')}`;
+      fake.addCard({ id: body.reference as string });
+    }
     return { external, body };
   }
 

@@ -2,7 +2,7 @@
 // at test time, adapted to the spec's names by the deliberate differences listed below, and turned
 // into a validator of the eight endpoints' requests and responses. Nothing of the contract is
 // copied into the repository; CI keeps shared/ beside the clone.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
@@ -17,7 +17,8 @@ const CONTRACT_FILE = 'origin-energy-kraken-data-import-openapi.yml';
 function referenceDir(): string {
   const candidates = [path.join(ROOT, '..', 'shared')];
   const gitFile = path.join(ROOT, '.git');
-  const gitdir = existsSync(gitFile) ? /^gitdir: (.+)$/m.exec(readFileSync(gitFile, 'utf8'))?.[1] : undefined;
+  // In a checkout `.git` is a folder; only a worktree's is a file.
+  const gitdir = existsSync(gitFile) && statSync(gitFile).isFile() ? /^gitdir: (.+)$/m.exec(readFileSync(gitFile, 'utf8'))?.[1] : undefined;
   if (gitdir) candidates.push(path.join(gitdir.trim(), '..', '..', '..', '..', 'shared'));
   const found = candidates.map((c) => path.join(c, 'reference', 'raw')).find((dir) => existsSync(path.join(dir, CONTRACT_FILE)));
   if (!found) throw new Error(`The published contract is not beside the checkout: looked for ${CONTRACT_FILE} under ${candidates.join(', ')}`);
@@ -105,6 +106,14 @@ export const DELIBERATE_DIFFERENCES: { what: string; why: string; adapt: (doc: J
     adapt: (doc) => {
       doc.components.schemas.LegacyPaymentInstruction.properties.vendor.enum = ['STRIPE'];
     },
+  },
+  {
+    what: 'A STRIPE `reference` is a PaymentMethod id (`pm_` and letters and digits), not any text',
+    why:
+      "A reference that cannot be a PaymentMethod is refused (`invalid_vendor_reference`) without a vendor call; the contract's " +
+      'example `THIS-IS-A-FAKE-REFERENCE` is sent as a `pm_` id (README, Payment instructions).',
+    // Nothing to adapt: every such id is text the contract accepts; the test sends its example as one.
+    adapt: () => undefined,
   },
   {
     what:

@@ -80,7 +80,7 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     const rows = await storedTransactions(app, account.accountId);
     expect(rows.map((r) => r.transactionId)).toEqual(['polled-1']);
     expect(answer.body.results).toEqual([
-      { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: payment('polled-1', { amount: '71.00' }), added_transaction_id: String(rows[0]!.id) },
+      { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: payment('polled-1', { amount: '71.00' }), added_transaction_id: Number(rows[0]!.id) },
     ]);
     expect(await poll(app, tenant, location)).toMatchObject({ status: 201, body: answer.body });
     expect(await storedResults(app, organisationOf(tenant))).toHaveLength(1);

@@ -15,7 +15,10 @@ describe('staff CSV downloads', () => {
     app = await startStaffApp();
     [big, small] = [`CSV_BIG_${uniqueSuffix()}`, `CSV_SMALL_${uniqueSuffix()}`];
     await applyFile(app.db, {
-      suppliers: [{ code: big }, { code: small }],
+      suppliers: [
+        { code: big, document_root: `imports/${big}` },
+        { code: small, document_root: `imports/${small}` },
+      ],
       accounts: [{ import_supplier: small, external_account_number: 'S-1', state: 'staged' }],
     });
     // ~3 MB of CSV: more than the socket buffers hold for a client that stops reading.
