@@ -3,7 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isPoolAcquireTimeout } from '../shared/platform/db';
-import { AppError, AuthenticationError, OverloadError, requestLocation, UnavailableError } from '../shared/platform/errors';
+import {
+  AppError,
+  AuthenticationError,
+  OverloadError,
+  requestLocation,
+  UnavailableError,
+} from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 
 interface HttpParserError {
@@ -21,7 +27,12 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
   return (thrown: unknown, req, res, _next) => {
     // Every connection stayed busy for the whole acquire time-out: shed the request rather than queue it.
     const err = isPoolAcquireTimeout(thrown)
-      ? new OverloadError(503, 'database_busy', 'The database is busy. Retry the request as it is after Retry-After.', retryAfterSeconds)
+      ? new OverloadError(
+          503,
+          'database_busy',
+          'The database is busy. Retry the request as it is after Retry-After.',
+          retryAfterSeconds,
+        )
       : thrown;
     if (res.headersSent) {
       // A streamed body failed half-way: the only honest signal left is to cut the connection.
@@ -29,8 +40,10 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
       res.destroy();
       return;
     }
-    if (err instanceof UnavailableError || err instanceof OverloadError) res.set('Retry-After', String(err.retryAfterSeconds));
-    if (err instanceof UnavailableError && err.requestId !== undefined) res.set('Location', requestLocation(err.requestId));
+    if (err instanceof UnavailableError || err instanceof OverloadError)
+      res.set('Retry-After', String(err.retryAfterSeconds));
+    if (err instanceof UnavailableError && err.requestId !== undefined)
+      res.set('Location', requestLocation(err.requestId));
     if (err instanceof AuthenticationError) {
       // RFC 9110 §15.5.2: a 401 names the scheme that would be accepted.
       res.set('WWW-Authenticate', 'Token');
@@ -46,7 +59,9 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
     }
     // Express decodes path parameters itself and throws this for %-sequences that are not UTF-8.
     if (err instanceof URIError && parserError.status === 400) {
-      res.status(400).json({ detail: 'The URL path is not valid percent-encoded UTF-8.', code: 'parse_error', errors: [] });
+      res
+        .status(400)
+        .json({ detail: 'The URL path is not valid percent-encoded UTF-8.', code: 'parse_error', errors: [] });
       return;
     }
     if (parserError.type === 'entity.too.large') {

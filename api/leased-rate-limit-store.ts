@@ -87,7 +87,10 @@ export class LeasedRateLimitStore implements Store {
 
   private async lease(key: string): Promise<Lease> {
     const size = leaseSize(this.limit, this.leaseMax);
-    const [total, ttl] = (await this.redis.eval(LEASE_SCRIPT, 1, this.prefix + key, size, this.windowMs)) as [number, number];
+    const [total, ttl] = (await this.redis.eval(LEASE_SCRIPT, 1, this.prefix + key, size, this.windowMs)) as [
+      number,
+      number,
+    ];
     const lease = { resetAt: this.nowMs() + Number(ttl), base: Number(total) - size, used: 0, size };
     this.leases.set(key, lease);
     return lease;

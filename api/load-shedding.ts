@@ -35,7 +35,12 @@ export class ConcurrencySlots {
       );
     }
     if (this.inUse >= perProcess) {
-      throw new OverloadError(503, 'server_busy', `The server is at its limit of ${this.what}. Retry after Retry-After seconds.`, retryAfterSeconds);
+      throw new OverloadError(
+        503,
+        'server_busy',
+        `The server is at its limit of ${this.what}. Retry after Retry-After seconds.`,
+        retryAfterSeconds,
+      );
     }
     this.inUse++;
     this.byOwner.set(owner, held + 1);

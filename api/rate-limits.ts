@@ -14,7 +14,9 @@ export function redisRateLimitStore(redis: RedisClient, prefix: string): RedisSt
     // The store loads its Lua scripts with SCRIPT LOAD, which has no key: on a Redis Cluster it must
     // reach the master that will run EVALSHA on the key, so it goes to every master.
     sendCommandCluster: ({ command: [name, ...args] }) =>
-      (name!.toUpperCase() === 'SCRIPT' ? callOnEveryMaster(redis, name!, ...args) : redis.call(name!, ...args)) as Promise<RedisReply>,
+      (name!.toUpperCase() === 'SCRIPT'
+        ? callOnEveryMaster(redis, name!, ...args)
+        : redis.call(name!, ...args)) as Promise<RedisReply>,
   });
 }
 
@@ -31,7 +33,12 @@ export function organisationRateLimit(redis: RedisClient, config: Config): Reque
     passOnStoreError: true,
     keyGenerator: (req) => String(req.caller?.organisationId ?? 'anonymous'),
     // Leased: the busiest path asks Redis once per hundred requests, not on each (see the store).
-    store: new LeasedRateLimitStore(redis, `${config.QUEUE_PREFIX}:rl:org:`, config.ORG_RATE_LIMIT_PER_MINUTE, config.ORG_RATE_LIMIT_LEASE_MAX),
+    store: new LeasedRateLimitStore(
+      redis,
+      `${config.QUEUE_PREFIX}:rl:org:`,
+      config.ORG_RATE_LIMIT_PER_MINUTE,
+      config.ORG_RATE_LIMIT_LEASE_MAX,
+    ),
     handler: tooMany,
   });
 }

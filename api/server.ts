@@ -33,7 +33,10 @@ export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
   const streams = deps.streams ?? createStreamSlots(config);
   const signer = deps.signer ?? createTokenSigner(config.TOKEN_SECRET, config.TOKEN_TTL_SECONDS);
-  const verifier = cachingVerifier(signer, { maxEntries: config.TOKEN_CACHE_SIZE, ttlMs: config.TOKEN_CACHE_SECONDS * 1000 });
+  const verifier = cachingVerifier(signer, {
+    maxEntries: config.TOKEN_CACHE_SIZE,
+    ttlMs: config.TOKEN_CACHE_SECONDS * 1000,
+  });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -136,7 +139,10 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   const app = createApp({ ...deps, queues, redis, metrics, queued, streams, stopping: () => stopping });
   const { server, port } = await listen(app, deps.config.PORT, deps.config.HOST);
   const staffPort = deps.config.STAFF_PORT;
-  const staff = staffPort === undefined ? undefined : await listen(createStaffApp({ ...deps, queues, redis, metrics, streams }), staffPort, deps.config.HOST);
+  const staff =
+    staffPort === undefined
+      ? undefined
+      : await listen(createStaffApp({ ...deps, queues, redis, metrics, streams }), staffPort, deps.config.HOST);
   return {
     server,
     port,

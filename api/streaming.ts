@@ -17,7 +17,10 @@ const POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS = 2;
 export function createStreamSlots(config: Config): StreamSlots {
   return new ConcurrencySlots('streamed downloads', {
     // A configured value that would let streams hold the whole pool is lowered, whatever was set.
-    perProcess: Math.max(1, Math.min(config.LIST_STREAMS_PER_PROCESS, config.DB_POOL_SIZE - POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS)),
+    perProcess: Math.max(
+      1,
+      Math.min(config.LIST_STREAMS_PER_PROCESS, config.DB_POOL_SIZE - POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS),
+    ),
     perOrganisation: config.LIST_STREAMS_PER_ORGANISATION,
     retryAfterSeconds: config.LOAD_SHED_RETRY_AFTER_SECONDS,
   });

@@ -34,10 +34,12 @@ function options(argv: string[]) {
     },
   });
   const name = decodeURIComponent(new URL(values.database).pathname.slice(1));
-  if (!name.startsWith('data_import_bench')) throw new Error(`the curves database must be named data_import_bench*, not ${name}`);
+  if (!name.startsWith('data_import_bench'))
+    throw new Error(`the curves database must be named data_import_bench*, not ${name}`);
   const list = (flag: string, v: string) => {
     const xs = v.split(',').filter(Boolean).map(Number);
-    if (xs.length > 20 || xs.some((x) => !Number.isInteger(x) || x < 0 || x > 100_000_000)) throw new Error(`--${flag}: up to 20 whole numbers ≤ 100,000,000`);
+    if (xs.length > 20 || xs.some((x) => !Number.isInteger(x) || x < 0 || x > 100_000_000))
+      throw new Error(`--${flag}: up to 20 whole numbers ≤ 100,000,000`);
     return [...xs].sort((a, b) => a - b);
   };
   if (values.runtime !== 'dist' && values.runtime !== 'tsx') throw new Error('--runtime is dist or tsx');
@@ -49,7 +51,11 @@ function options(argv: string[]) {
     statusAccounts: list('status-accounts', values['status-accounts']).filter((n) => n > 0),
     waiters: list('waiters', values.waiters),
     accounts: Number(values.accounts),
-    window: { clients: Number(values.clients), warmupMs: Number(values.warmup) * 1000, durationMs: Number(values.seconds) * 1000 },
+    window: {
+      clients: Number(values.clients),
+      warmupMs: Number(values.warmup) * 1000,
+      durationMs: Number(values.seconds) * 1000,
+    },
     waitSeconds: Number(values['wait-seconds']),
     runtime,
     out: values.out,
@@ -79,9 +85,20 @@ async function growTransactions(pg: Client, f: Fixtures, rows: number): Promise<
   return (performance.now() - started) / 1000;
 }
 
-async function memoryCurve(o: ReturnType<typeof options>, env: Record<string, string>, logFile: string, f: Fixtures, targets: { supplier: string; external: string }[]) {
+async function memoryCurve(
+  o: ReturnType<typeof options>,
+  env: Record<string, string>,
+  logFile: string,
+  f: Fixtures,
+  targets: { supplier: string; external: string }[],
+) {
   // The API alone: no worker takes the jobs, so every request waits its whole RESULT_WAIT_MS.
-  const api = spawnService('api', { runtime: o.runtime, env: { ...env, RESULT_WAIT_MS: String(o.waitSeconds * 1000) }, port: await freePort(), logFile });
+  const api = spawnService('api', {
+    runtime: o.runtime,
+    env: { ...env, RESULT_WAIT_MS: String(o.waitSeconds * 1000) },
+    port: await freePort(),
+    logFile,
+  });
   const points: CurvesResults['memory'] = [];
   try {
     await untilReady(api.base, 60_000, '/healthz');
@@ -91,9 +108,25 @@ async function memoryCurve(o: ReturnType<typeof options>, env: Record<string, st
       const restMb = await restingRss(api.pid);
       let peakMb = restMb;
       const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(api.pid))), 50);
-      const held = waiters ? await runLoad<HoldResult>({ kind: 'hold', base: api.base, token, targets, clients: waiters, batch: 100, runId: `m${Date.now().toString(36)}` }) : undefined;
+      const held = waiters
+        ? await runLoad<HoldResult>({
+            kind: 'hold',
+            base: api.base,
+            token,
+            targets,
+            clients: waiters,
+            batch: 100,
+            runId: `m${Date.now().toString(36)}`,
+          })
+        : undefined;
       clearInterval(sampler);
-      points.push({ waiters, restMb, peakMb, perWaiterKb: waiters ? ((peakMb - restMb) * 1024) / waiters : 0, statuses: held?.statuses ?? {} });
+      points.push({
+        waiters,
+        restMb,
+        peakMb,
+        perWaiterKb: waiters ? ((peakMb - restMb) * 1024) / waiters : 0,
+        statuses: held?.statuses ?? {},
+      });
     }
   } finally {
     await api.stop();
@@ -109,8 +142,18 @@ async function main(): Promise<void> {
   if (o.runtime === 'dist') await build();
   const prefix = `{curves-${process.pid}}`;
   const env = { DATABASE_URL: o.databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, ORG_RATE_LIMIT_PER_MINUTE: String(1e9) };
-  const targets = Array.from({ length: o.accounts }, (_, i) => ({ supplier: f.writeSupplier, external: writeExternal(f, i + 1) }));
-  const results: CurvesResults = { date: new Date().toISOString(), window: o.window, transactions: [], status: [], memory: [], serviceLog: logFile };
+  const targets = Array.from({ length: o.accounts }, (_, i) => ({
+    supplier: f.writeSupplier,
+    external: writeExternal(f, i + 1),
+  }));
+  const results: CurvesResults = {
+    date: new Date().toISOString(),
+    window: o.window,
+    transactions: [],
+    status: [],
+    memory: [],
+    serviceLog: logFile,
+  };
   const pg = new Client({ connectionString: o.databaseUrl });
   await pg.connect();
   let service: ServiceProcess | undefined;
@@ -123,8 +166,24 @@ async function main(): Promise<void> {
       const seedSeconds = await growTransactions(pg, f, rows);
       const tableRows = Number((await pg.query<{ n: string }>('SELECT count(*) AS n FROM transactions')).rows[0]!.n);
       say(`transactions at ${tableRows} rows (seeded in ${seedSeconds.toFixed(0)} s)`);
-      const t = await throughput(meter, { kind: 'transactions', ...o.window, base: service.base, token, targets, batch: 100, runId: `t${rows}x${Date.now().toString(36)}` });
-      results.transactions.push({ tableRows, seedSeconds, perSecond: t.perSecond, p99Ms: t.p99Ms, errors: t.errors, nodeMsPerRequest: (t.cpu.service / t.requestsPerSecond) * 1000, pgMsPerRequest: (t.cpu.postgres / t.requestsPerSecond) * 1000 });
+      const t = await throughput(meter, {
+        kind: 'transactions',
+        ...o.window,
+        base: service.base,
+        token,
+        targets,
+        batch: 100,
+        runId: `t${rows}x${Date.now().toString(36)}`,
+      });
+      results.transactions.push({
+        tableRows,
+        seedSeconds,
+        perSecond: t.perSecond,
+        p99Ms: t.p99Ms,
+        errors: t.errors,
+        nodeMsPerRequest: (t.cpu.service / t.requestsPerSecond) * 1000,
+        pgMsPerRequest: (t.cpu.postgres / t.requestsPerSecond) * 1000,
+      });
     }
     for (const accounts of o.statusAccounts) {
       // A list supplier of this size beside the smaller ones already seeded (and the transactions
@@ -133,8 +192,23 @@ async function main(): Promise<void> {
       const sized = await prepareFixtures(o.databaseUrl, o.accounts, accounts);
       const seedSeconds = (performance.now() - seedStarted) / 1000;
       say(`status at ${accounts} accounts (seeded in ${seedSeconds.toFixed(0)} s)`);
-      const t = await throughput(meter, { kind: 'status', ...o.window, base: service.base, token, supplier: sized.listSupplier, accounts });
-      results.status.push({ accounts, seedSeconds, perSecond: t.perSecond, p50Ms: t.p50Ms, p99Ms: t.p99Ms, errors: t.errors, nodeMsPerRequest: (t.cpu.service / t.requestsPerSecond) * 1000 });
+      const t = await throughput(meter, {
+        kind: 'status',
+        ...o.window,
+        base: service.base,
+        token,
+        supplier: sized.listSupplier,
+        accounts,
+      });
+      results.status.push({
+        accounts,
+        seedSeconds,
+        perSecond: t.perSecond,
+        p50Ms: t.p50Ms,
+        p99Ms: t.p99Ms,
+        errors: t.errors,
+        nodeMsPerRequest: (t.cpu.service / t.requestsPerSecond) * 1000,
+      });
     }
     results.processes = childrenByRole(service.pid);
     await service.stop();
@@ -148,7 +222,9 @@ async function main(): Promise<void> {
   }
   writeFileSync(o.out, JSON.stringify(results, null, 2) + '\n');
   process.stdout.write(formatCurves(results) + '\n');
-  say(`results in ${o.out}, service log in ${logFile}, ${((Date.now() - started) / 1000).toFixed(0)} s in all${o.keep ? '' : '; database dropped'}`);
+  say(
+    `results in ${o.out}, service log in ${logFile}, ${((Date.now() - started) / 1000).toFixed(0)} s in all${o.keep ? '' : '; database dropped'}`,
+  );
 }
 
 async function dropDatabase(databaseUrl: string): Promise<void> {

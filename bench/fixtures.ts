@@ -90,7 +90,9 @@ async function seedWriteAccounts(db: Database, supplier: string, accounts: numbe
 }
 
 async function seedListAccounts(db: Database, supplier: string, accounts: number): Promise<void> {
-  const have = await count(db, 'SELECT count(*) AS n FROM account_import_processes WHERE supplier_code = $1', [supplier]);
+  const have = await count(db, 'SELECT count(*) AS n FROM account_import_processes WHERE supplier_code = $1', [
+    supplier,
+  ]);
   if (have === accounts) return;
   await deleteSupplierAccounts(db, supplier);
   await db.pool.query(

@@ -27,12 +27,24 @@ export async function leversPhase(ctx: {
   const results: LeverResult[] = [];
   for (const lever of LEVERS) {
     say(`levers: status with ${lever.name}`);
-    const service = spawnService('start', { runtime: ctx.runtime, env: { ...ctx.env, ...lever.env }, port: await freePort(), logFile: ctx.logFile });
+    const service = spawnService('start', {
+      runtime: ctx.runtime,
+      env: { ...ctx.env, ...lever.env },
+      port: await freePort(),
+      logFile: ctx.logFile,
+    });
     try {
       await untilReady(service.base);
       const token = await obtainToken(service.base, ctx.f.apiKey);
       const meter = new CpuMeter(ctx.pg, await redisPid(), service.pid);
-      const t = await throughput(meter, { kind: 'status', ...ctx.window, base: service.base, token, supplier: ctx.f.listSupplier, accounts: ctx.f.listAccounts });
+      const t = await throughput(meter, {
+        kind: 'status',
+        ...ctx.window,
+        base: service.base,
+        token,
+        supplier: ctx.f.listSupplier,
+        accounts: ctx.f.listAccounts,
+      });
       results.push({
         lever: lever.name,
         perSecond: t.perSecond,

@@ -71,8 +71,17 @@ async function runWindow(w: Window, attempt: Attempt): Promise<WindowResult> {
   const end = measureFrom + w.durationMs;
   const latency = createHistogram();
   const result: WindowResult = {
-    requests: 0, items: 0, acknowledgedItems: 0, unfinished: 0, retries: 0,
-    seconds: w.durationMs / 1000, errors: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0,
+    requests: 0,
+    items: 0,
+    acknowledgedItems: 0,
+    unfinished: 0,
+    retries: 0,
+    seconds: w.durationMs / 1000,
+    errors: 0,
+    p50Ms: 0,
+    p95Ms: 0,
+    p99Ms: 0,
+    maxMs: 0,
   };
   const loop = async () => {
     while (performance.now() < end) {
@@ -109,7 +118,9 @@ const occurrences = (text: string, word: string) => text.split(word).length - 1;
 async function ceiling(spec: Extract<LoadSpec, { kind: 'ceiling' }>): Promise<WindowResult> {
   const pool = new PgPool({ connectionString: spec.databaseUrl, max: spec.clients });
   // Open every connection before the clock starts.
-  await Promise.all(Array.from({ length: spec.clients }, () => pool.connect())).then((cs) => cs.forEach((c) => c.release()));
+  await Promise.all(Array.from({ length: spec.clients }, () => pool.connect())).then((cs) =>
+    cs.forEach((c) => c.release()),
+  );
   let seq = 0;
   try {
     return await runWindow(spec, async () => {
@@ -142,7 +153,9 @@ async function http(spec: Extract<LoadSpec, { kind: 'transactions' | 'notes' | '
     // Consecutive requests go to different accounts: concurrent requests never wait on one account's lock.
     const target = spec.targets[n % spec.targets.length]!;
     const isTx = spec.kind === 'transactions';
-    const body = isTx ? transactionsBody(target, spec.runId, n, spec.batch) : notesBody(target, spec.runId, n, spec.batch);
+    const body = isTx
+      ? transactionsBody(target, spec.runId, n, spec.batch)
+      : notesBody(target, spec.runId, n, spec.batch);
     const path = isTx ? '/v1/data-import/transactions/create/' : '/v1/data-import/notes/create/';
     const retryFor = 'retryForMs' in spec ? spec.retryForMs : undefined;
     const sendHeaders = retryFor === undefined ? headers : { ...headers, 'idempotency-key': `${spec.runId}-${n}` };
@@ -192,7 +205,9 @@ async function hold(spec: Extract<LoadSpec, { kind: 'hold' }>): Promise<HoldResu
     await Promise.all(
       Array.from({ length: spec.clients }, async (_, n) => {
         const body = transactionsBody(spec.targets[n % spec.targets.length]!, spec.runId, n, spec.batch);
-        const res = await pool.request({ method: 'POST', path: '/v1/data-import/transactions/create/', headers, body }).catch(() => undefined);
+        const res = await pool
+          .request({ method: 'POST', path: '/v1/data-import/transactions/create/', headers, body })
+          .catch(() => undefined);
         await res?.body.text();
         const key = String(res?.statusCode ?? 'no answer');
         statuses[key] = (statuses[key] ?? 0) + 1;

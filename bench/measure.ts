@@ -40,7 +40,9 @@ export class CpuMeter {
   ) {}
 
   private async backends(): Promise<number[]> {
-    const { rows } = await this.pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const { rows } = await this.pg.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
     return rows.map((r) => r.pid);
   }
 
@@ -67,7 +69,11 @@ export class CpuMeter {
       let postgres = 0;
       for (const [pid, s] of this.last) postgres += s - this.first.get(pid)!;
       const r2 = (v: number) => +(v / wall).toFixed(2);
-      return { service: r2(treeCpuSeconds(this.servicePid) - service0), postgres: r2(postgres), redis: r2(cpuSeconds(this.redisPid) - redis0) };
+      return {
+        service: r2(treeCpuSeconds(this.servicePid) - service0),
+        postgres: r2(postgres),
+        redis: r2(cpuSeconds(this.redisPid) - redis0),
+      };
     };
   }
 }
@@ -112,4 +118,3 @@ export async function redisPid(): Promise<number> {
     redis.disconnect();
   }
 }
-

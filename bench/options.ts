@@ -31,7 +31,10 @@ export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
-      database: { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/data_import_bench' },
+      database: {
+        type: 'string',
+        default: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/data_import_bench',
+      },
       accounts: { type: 'string', default: '1000' },
       'list-accounts': { type: 'string', default: '1000000' },
       clients: { type: 'string', default: '32' },
@@ -52,7 +55,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.runtime !== 'dist' && values.runtime !== 'tsx') throw new Error('--runtime is dist or tsx');
   const name = decodeURIComponent(new URL(values.database).pathname.slice(1));
   // The bench empties the write tables of its database at every run: never point it at real data.
-  if (!name.startsWith('data_import_bench')) throw new Error(`the bench database must be named data_import_bench*, not ${name}`);
+  if (!name.startsWith('data_import_bench'))
+    throw new Error(`the bench database must be named data_import_bench*, not ${name}`);
   const positive = (flag: string, v: string) => {
     const n = Number(v);
     if (!(n > 0)) throw new Error(`--${flag} must be a positive number`);

@@ -62,7 +62,11 @@ for (const [id, us] of self) {
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const n = byId.get(cur)!;
     places.add(where(n.callFrame.url));
-    if (/\/(api|worker|shared|scripts)\//.test(n.callFrame.url) && !n.callFrame.url.includes('node_modules') && !n.callFrame.url.includes('/generated/')) {
+    if (
+      /\/(api|worker|shared|scripts)\//.test(n.callFrame.url) &&
+      !n.callFrame.url.includes('node_modules') &&
+      !n.callFrame.url.includes('/generated/')
+    ) {
       const l = label(n);
       if (!seen.has(l)) inclusiveOwn.set(l, (inclusiveOwn.get(l) ?? 0) + us);
       seen.add(l);

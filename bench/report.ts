@@ -20,14 +20,35 @@ export interface Throughput extends WindowResult {
 export interface BenchResults {
   date: string;
   host: { cpus: number; node: string; loadBefore: number[]; loadAfter: number[] };
-  params: { accounts: number; listAccounts: number; clients: number; batch: number; warmupSeconds: number; seconds: number; runtime: string };
+  params: {
+    accounts: number;
+    listAccounts: number;
+    clients: number;
+    batch: number;
+    warmupSeconds: number;
+    seconds: number;
+    runtime: string;
+  };
   ceiling?: { rowsPerSecond: number; runs: Throughput[] };
   transactions?: Throughput & { ratioToCeiling?: number };
   notes?: Throughput;
   status?: Throughput;
-  list?: DownloadResult & { accounts: number; megabytes: number; rssBeforeMb: number; rssPeakMb: number; rssGrowthMb: number };
+  list?: DownloadResult & {
+    accounts: number;
+    megabytes: number;
+    rssBeforeMb: number;
+    rssPeakMb: number;
+    rssGrowthMb: number;
+  };
   /** Each process of `npm start` at rest: the supervisor, its API child and its worker child. */
-  idle?: { supervisorRssMb: number; apiRssMb: number; workerRssMb: number; apiRssServedMb: number; apiRssAfterLoadMb?: number; workerRssAfterLoadMb?: number };
+  idle?: {
+    supervisorRssMb: number;
+    apiRssMb: number;
+    workerRssMb: number;
+    apiRssServedMb: number;
+    apiRssAfterLoadMb?: number;
+    workerRssAfterLoadMb?: number;
+  };
   scaleOut?: ScaleOutResult;
   levers?: LeverResult[];
   serviceLog: string;
@@ -84,8 +105,10 @@ interface Row {
   met?: boolean;
 }
 
-const n = (v: number, digits = 0) => v.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const cpu = (c: CpuUse) => `node ${c.service.toFixed(2)} · pg ${c.postgres.toFixed(2)} · redis ${c.redis.toFixed(2)} · load ${c.load.toFixed(2)}`;
+const n = (v: number, digits = 0) =>
+  v.toLocaleString('en-GB', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const cpu = (c: CpuUse) =>
+  `node ${c.service.toFixed(2)} · pg ${c.postgres.toFixed(2)} · redis ${c.redis.toFixed(2)} · load ${c.load.toFixed(2)}`;
 /** CPU milliseconds per request of the service and of PostgreSQL: steadier than rates on a busy machine. */
 const perRequest = (t: Throughput) =>
   `node ${((t.cpu.service / t.requestsPerSecond) * 1000).toFixed(2)} · pg ${((t.cpu.postgres / t.requestsPerSecond) * 1000).toFixed(2)} ms`;
@@ -95,25 +118,54 @@ export function tableRows(r: BenchResults): Row[] {
   const { clients, batch } = r.params;
   if (r.ceiling) {
     const runs = r.ceiling.runs.map((c) => n(c.perSecond)).join(' / ');
-    rows.push({ figure: `ceiling: direct unnest INSERT, ${clients} connections × ${batch} rows`, value: `${n(r.ceiling.rowsPerSecond)} rows/s (${runs})`, target: '' });
+    rows.push({
+      figure: `ceiling: direct unnest INSERT, ${clients} connections × ${batch} rows`,
+      value: `${n(r.ceiling.rowsPerSecond)} rows/s (${runs})`,
+      target: '',
+    });
     rows.push({ figure: '  cores used (first run)', value: cpu(r.ceiling.runs[0]!.cpu), target: '' });
     rows.push({ figure: '  CPU per batch (first run)', value: perRequest(r.ceiling.runs[0]!), target: '' });
   }
   if (r.transactions) {
     const t = r.transactions;
-    rows.push({ figure: `transactions: API → queue → worker → PG, ${clients} clients × ${batch}`, value: `${n(t.perSecond)} tx/s (${n(t.requestsPerSecond)} req/s)`, target: `≥ ${n(TARGETS.transactionsPerSecond)} tx/s (3× before)`, met: t.perSecond >= TARGETS.transactionsPerSecond });
+    rows.push({
+      figure: `transactions: API → queue → worker → PG, ${clients} clients × ${batch}`,
+      value: `${n(t.perSecond)} tx/s (${n(t.requestsPerSecond)} req/s)`,
+      target: `≥ ${n(TARGETS.transactionsPerSecond)} tx/s (3× before)`,
+      met: t.perSecond >= TARGETS.transactionsPerSecond,
+    });
     if (t.ratioToCeiling !== undefined) {
-      rows.push({ figure: '  transactions / ceiling', value: `${(t.ratioToCeiling * 100).toFixed(1)} %`, target: `≥ ${TARGETS.ratioToCeiling * 100} %`, met: t.ratioToCeiling >= TARGETS.ratioToCeiling });
+      rows.push({
+        figure: '  transactions / ceiling',
+        value: `${(t.ratioToCeiling * 100).toFixed(1)} %`,
+        target: `≥ ${TARGETS.ratioToCeiling * 100} %`,
+        met: t.ratioToCeiling >= TARGETS.ratioToCeiling,
+      });
     }
-    rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: `p99 ≤ ${TARGETS.transactionsP99Ms} ms`, met: t.p99Ms <= TARGETS.transactionsP99Ms });
+    rows.push({
+      figure: '  latency p50 / p95 / p99',
+      value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`,
+      target: `p99 ≤ ${TARGETS.transactionsP99Ms} ms`,
+      met: t.p99Ms <= TARGETS.transactionsP99Ms,
+    });
     rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
     rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
     const nodeMs = (t.cpu.service / t.requestsPerSecond) * 1000;
-    rows.push({ figure: '  CPU per request', value: perRequest(t), target: `node ≤ ${TARGETS.nodeMsPerTransactionsRequest} ms`, met: nodeMs <= TARGETS.nodeMsPerTransactionsRequest });
+    rows.push({
+      figure: '  CPU per request',
+      value: perRequest(t),
+      target: `node ≤ ${TARGETS.nodeMsPerTransactionsRequest} ms`,
+      met: nodeMs <= TARGETS.nodeMsPerTransactionsRequest,
+    });
   }
   if (r.notes) {
     const t = r.notes;
-    rows.push({ figure: `notes: ${clients} clients × ${batch}`, value: `${n(t.perSecond)} notes/s (${n(t.requestsPerSecond)} req/s)`, target: '≥ 10,000 notes/s', met: t.perSecond >= 10_000 });
+    rows.push({
+      figure: `notes: ${clients} clients × ${batch}`,
+      value: `${n(t.perSecond)} notes/s (${n(t.requestsPerSecond)} req/s)`,
+      target: '≥ 10,000 notes/s',
+      met: t.perSecond >= 10_000,
+    });
     rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: '' });
     rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
     rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
@@ -121,16 +173,36 @@ export function tableRows(r: BenchResults): Row[] {
   }
   if (r.status) {
     const t = r.status;
-    rows.push({ figure: `status: account-transfer-status of ${n(r.params.listAccounts)}, ${clients} clients`, value: `${n(t.perSecond)} req/s`, target: `≥ ${n(TARGETS.statusPerSecond)} req/s`, met: t.perSecond >= TARGETS.statusPerSecond });
-    rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: `p99 ≤ ${TARGETS.statusP99Ms} ms`, met: t.p99Ms <= TARGETS.statusP99Ms });
+    rows.push({
+      figure: `status: account-transfer-status of ${n(r.params.listAccounts)}, ${clients} clients`,
+      value: `${n(t.perSecond)} req/s`,
+      target: `≥ ${n(TARGETS.statusPerSecond)} req/s`,
+      met: t.perSecond >= TARGETS.statusPerSecond,
+    });
+    rows.push({
+      figure: '  latency p50 / p95 / p99',
+      value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`,
+      target: `p99 ≤ ${TARGETS.statusP99Ms} ms`,
+      met: t.p99Ms <= TARGETS.statusP99Ms,
+    });
     rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
     rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
     rows.push({ figure: '  CPU per request', value: perRequest(t), target: '' });
   }
   if (r.list) {
     const l = r.list;
-    rows.push({ figure: `list: all-account-import-processes of ${n(l.accounts)}`, value: `${l.seconds.toFixed(2)} s to the last byte (${n(l.megabytes, 1)} MB, ${n(l.rows)} rows)`, target: `≤ ${TARGETS.listSeconds} s (before)`, met: l.seconds <= TARGETS.listSeconds && l.rows === l.accounts });
-    rows.push({ figure: '  API RSS growth', value: `+${l.rssGrowthMb.toFixed(1)} MB (${l.rssBeforeMb.toFixed(0)} → ${l.rssPeakMb.toFixed(0)} MB)`, target: `≤ ${TARGETS.listGrowthMb} MB`, met: l.rssGrowthMb <= TARGETS.listGrowthMb });
+    rows.push({
+      figure: `list: all-account-import-processes of ${n(l.accounts)}`,
+      value: `${l.seconds.toFixed(2)} s to the last byte (${n(l.megabytes, 1)} MB, ${n(l.rows)} rows)`,
+      target: `≤ ${TARGETS.listSeconds} s (before)`,
+      met: l.seconds <= TARGETS.listSeconds && l.rows === l.accounts,
+    });
+    rows.push({
+      figure: '  API RSS growth',
+      value: `+${l.rssGrowthMb.toFixed(1)} MB (${l.rssBeforeMb.toFixed(0)} → ${l.rssPeakMb.toFixed(0)} MB)`,
+      target: `≤ ${TARGETS.listGrowthMb} MB`,
+      met: l.rssGrowthMb <= TARGETS.listGrowthMb,
+    });
   }
   if (r.idle) rows.push(...idleRows(r.idle));
   if (r.scaleOut) rows.push(...scaleOutRows(r.scaleOut, r.transactions, r.status, clients, batch));
@@ -141,14 +213,26 @@ export function tableRows(r: BenchResults): Row[] {
 function idleRows(i: NonNullable<BenchResults['idle']>): Row[] {
   const within = (mb: number) => ({ target: `≤ ${TARGETS.idleRssMb} MB`, met: mb <= TARGETS.idleRssMb });
   const rows: Row[] = [
-    { figure: 'idle RSS per process of npm start: supervisor', value: `${i.supervisorRssMb.toFixed(0)} MB`, ...within(i.supervisorRssMb) },
+    {
+      figure: 'idle RSS per process of npm start: supervisor',
+      value: `${i.supervisorRssMb.toFixed(0)} MB`,
+      ...within(i.supervisorRssMb),
+    },
     { figure: '  API child, before its first request', value: `${i.apiRssMb.toFixed(0)} MB`, ...within(i.apiRssMb) },
     // Not a target: Prisma's query compiler loads on the first sign-in (~35 MB).
-    { figure: '  API child at rest after a sign-in and a status request', value: `${i.apiRssServedMb.toFixed(0)} MB`, target: '' },
+    {
+      figure: '  API child at rest after a sign-in and a status request',
+      value: `${i.apiRssServedMb.toFixed(0)} MB`,
+      target: '',
+    },
     { figure: '  worker child', value: `${i.workerRssMb.toFixed(0)} MB`, ...within(i.workerRssMb) },
   ];
   if (i.apiRssAfterLoadMb !== undefined && i.workerRssAfterLoadMb !== undefined) {
-    rows.push({ figure: '  API / worker child after the load phases', value: `${i.apiRssAfterLoadMb.toFixed(0)} / ${i.workerRssAfterLoadMb.toFixed(0)} MB`, target: '' });
+    rows.push({
+      figure: '  API / worker child after the load phases',
+      value: `${i.apiRssAfterLoadMb.toFixed(0)} / ${i.workerRssAfterLoadMb.toFixed(0)} MB`,
+      target: '',
+    });
   }
   return rows;
 }
@@ -159,17 +243,27 @@ function leverRows(levers: LeverResult[], clients: number): Row[] {
     figure: i === 0 ? `levers: status, ${clients} clients, ${l.lever}` : `  ${l.lever}`,
     value:
       `node ${l.nodeMsPerRequest.toFixed(3)} · redis ${l.redisMsPerRequest.toFixed(3)} ms/req` +
-      (i === 0 ? '' : ` (node ${l.nodeMsPerRequest >= base.nodeMsPerRequest ? '+' : ''}${(l.nodeMsPerRequest - base.nodeMsPerRequest).toFixed(3)})`) +
+      (i === 0
+        ? ''
+        : ` (node ${l.nodeMsPerRequest >= base.nodeMsPerRequest ? '+' : ''}${(l.nodeMsPerRequest - base.nodeMsPerRequest).toFixed(3)})`) +
       `; ${n(l.perSecond)} req/s, p99 ${l.p99Ms} ms`,
     target: '',
     met: l.errors === 0 ? undefined : false,
   }));
 }
 
-function scaleOutRows(s: ScaleOutResult, oneAndOne: Throughput | undefined, oneApiStatus: Throughput | undefined, clients: number, batch: number): Row[] {
+function scaleOutRows(
+  s: ScaleOutResult,
+  oneAndOne: Throughput | undefined,
+  oneApiStatus: Throughput | undefined,
+  clients: number,
+  batch: number,
+): Row[] {
   const t = s.transactions;
   const st = s.status;
-  const statusVersus = oneApiStatus ? ` (${((st.perSecond / oneApiStatus.perSecond) * 100).toFixed(0)} % of 1 API)` : '';
+  const statusVersus = oneApiStatus
+    ? ` (${((st.perSecond / oneApiStatus.perSecond) * 100).toFixed(0)} % of 1 API)`
+    : '';
   const k = s.kill;
   const versus = oneAndOne ? ` (${((t.perSecond / oneAndOne.perSecond) * 100).toFixed(0)} % of 1 + 1)` : '';
   return [
@@ -182,16 +276,35 @@ function scaleOutRows(s: ScaleOutResult, oneAndOne: Throughput | undefined, oneA
     { figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: '' },
     { figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 },
     { figure: '  CPU per request', value: perRequest(t), target: '' },
-    { figure: `  status on ${s.apiProcesses} API processes`, value: `${n(st.perSecond)} req/s${statusVersus}, p99 ${st.p99Ms} ms`, target: `≥ ${n(TARGETS.statusPerSecond)} req/s`, met: st.perSecond >= TARGETS.statusPerSecond },
-    { figure: '  one worker SIGKILLed mid-run: restarted', value: k.restarted ? 'yes' : 'no', target: 'yes', met: k.restarted },
+    {
+      figure: `  status on ${s.apiProcesses} API processes`,
+      value: `${n(st.perSecond)} req/s${statusVersus}, p99 ${st.p99Ms} ms`,
+      target: `≥ ${n(TARGETS.statusPerSecond)} req/s`,
+      met: st.perSecond >= TARGETS.statusPerSecond,
+    },
+    {
+      figure: '  one worker SIGKILLed mid-run: restarted',
+      value: k.restarted ? 'yes' : 'no',
+      target: 'yes',
+      met: k.restarted,
+    },
     {
       figure: '  acknowledged / stored / doubled transactions',
       value: `${n(k.acknowledgedItems)} / ${n(k.storedRows)} / ${n(k.duplicates)}`,
       target: 'stored = acknowledged, 0 doubled',
       met: k.storedRows === k.acknowledgedItems && k.duplicates === 0,
     },
-    { figure: '  requests without a final answer', value: `${k.unfinished} of ${k.requests} (${k.retries} retries)`, target: '0', met: k.unfinished === 0 && k.errors === 0 },
-    { figure: '  longest request with its retries; run ended after the kill', value: `${n(k.longestMs / 1000, 1)} s; ${k.secondsAfterKill} s`, target: '' },
+    {
+      figure: '  requests without a final answer',
+      value: `${k.unfinished} of ${k.requests} (${k.retries} retries)`,
+      target: '0',
+      met: k.unfinished === 0 && k.errors === 0,
+    },
+    {
+      figure: '  longest request with its retries; run ended after the kill',
+      value: `${n(k.longestMs / 1000, 1)} s; ${k.secondsAfterKill} s`,
+      target: '',
+    },
   ];
 }
 

@@ -33,17 +33,35 @@ async function children(service: ServiceProcess): Promise<{ api: number; worker:
   throw new Error('npm start did not show one API and one worker child');
 }
 
-async function listPhase(service: ServiceProcess, apiPid: number, token: string, f: Fixtures): Promise<NonNullable<BenchResults['list']>> {
+async function listPhase(
+  service: ServiceProcess,
+  apiPid: number,
+  token: string,
+  f: Fixtures,
+): Promise<NonNullable<BenchResults['list']>> {
   // One small request first, so modules loaded on first use do not count as the list's growth.
   await statusOnce(service.base, token, f);
   const before = rssMb(apiPid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(apiPid))), 20);
-  const d = await runLoad<DownloadResult>({ kind: 'download', base: service.base, token, path: `/v1/data-import/all-account-import-processes/${f.listSupplier}/` });
+  const d = await runLoad<DownloadResult>({
+    kind: 'download',
+    base: service.base,
+    token,
+    path: `/v1/data-import/all-account-import-processes/${f.listSupplier}/`,
+  });
   clearInterval(sampler);
   peak = Math.max(peak, rssMb(apiPid));
-  if (d.status !== 200 || d.rows !== f.listAccounts) throw new Error(`list answered ${d.status} with ${d.rows} rows, expected ${f.listAccounts}`);
-  return { ...d, accounts: f.listAccounts, megabytes: +(d.bytes / 1e6).toFixed(1), rssBeforeMb: before, rssPeakMb: peak, rssGrowthMb: peak - before };
+  if (d.status !== 200 || d.rows !== f.listAccounts)
+    throw new Error(`list answered ${d.status} with ${d.rows} rows, expected ${f.listAccounts}`);
+  return {
+    ...d,
+    accounts: f.listAccounts,
+    megabytes: +(d.bytes / 1e6).toFixed(1),
+    rssBeforeMb: before,
+    rssPeakMb: peak,
+    rssGrowthMb: peak - before,
+  };
 }
 
 async function main(): Promise<void> {
@@ -52,7 +70,15 @@ async function main(): Promise<void> {
   const results: BenchResults = {
     date: new Date().toISOString(),
     host: { cpus: cpus().length, node: process.versions.node, loadBefore: loadAverage(), loadAfter: [] },
-    params: { accounts: opts.accounts, listAccounts: opts.listAccounts, clients: opts.clients, batch: opts.batch, warmupSeconds: opts.warmupSeconds, seconds: opts.seconds, runtime: opts.runtime },
+    params: {
+      accounts: opts.accounts,
+      listAccounts: opts.listAccounts,
+      clients: opts.clients,
+      batch: opts.batch,
+      warmupSeconds: opts.warmupSeconds,
+      seconds: opts.seconds,
+      runtime: opts.runtime,
+    },
     serviceLog: opts.log ?? path.join(tmpdir(), `data-import-bench-${process.pid}.log`),
   };
   const t0 = Date.now();
@@ -62,22 +88,40 @@ async function main(): Promise<void> {
 
   const prefix = `{bench-${process.pid}}`;
   const scalePrefix = prefix.replace('}', '-scale}');
-  const env = { DATABASE_URL: opts.databaseUrl, REDIS_URL, QUEUE_PREFIX: prefix, ORG_RATE_LIMIT_PER_MINUTE: String(1e9) };
+  const env = {
+    DATABASE_URL: opts.databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    ORG_RATE_LIMIT_PER_MINUTE: String(1e9),
+  };
   const window = { clients: opts.clients, warmupMs: opts.warmupSeconds * 1000, durationMs: opts.seconds * 1000 };
   const runId = `${Date.now().toString(36)}`;
-  const targets = Array.from({ length: opts.accounts }, (_, i) => ({ supplier: f.writeSupplier, external: writeExternal(f, i + 1) }));
+  const targets = Array.from({ length: opts.accounts }, (_, i) => ({
+    supplier: f.writeSupplier,
+    external: writeExternal(f, i + 1),
+  }));
   const pg = new Client({ connectionString: opts.databaseUrl });
   await pg.connect();
   let service: ServiceProcess | undefined;
   try {
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
-    service = spawnService('start', { runtime: opts.runtime, env, port: await freePort(), logFile: results.serviceLog, nodeArgs });
+    service = spawnService('start', {
+      runtime: opts.runtime,
+      env,
+      port: await freePort(),
+      logFile: results.serviceLog,
+      nodeArgs,
+    });
     await untilReady(service.base);
     const pids = await children(service);
     let token: string | undefined;
     if (has('idle')) {
       // At rest before the first request, then again after a sign-in and one status request.
-      const [supervisorRssMb, apiRssMb, workerRssMb] = await Promise.all([restingRss(service.pid), restingRss(pids.api), restingRss(pids.worker)]);
+      const [supervisorRssMb, apiRssMb, workerRssMb] = await Promise.all([
+        restingRss(service.pid),
+        restingRss(pids.api),
+        restingRss(pids.worker),
+      ]);
       token = await obtainToken(service.base, f.apiKey);
       await statusOnce(service.base, token, f);
       results.idle = { supervisorRssMb, apiRssMb, workerRssMb, apiRssServedMb: await restingRss(pids.api) };
@@ -92,7 +136,14 @@ async function main(): Promise<void> {
     const meter = new CpuMeter(pg, await redisPid(), service.pid);
     const ceiling = () => {
       say('ceiling');
-      return throughput(meter, { kind: 'ceiling', ...window, databaseUrl: opts.databaseUrl, accountIds: f.writeAccountIds, batch: opts.batch, runId });
+      return throughput(meter, {
+        kind: 'ceiling',
+        ...window,
+        databaseUrl: opts.databaseUrl,
+        accountIds: f.writeAccountIds,
+        batch: opts.batch,
+        runId,
+      });
     };
 
     // The ceiling brackets the transactions phase, so machine load that drifts during the run weighs on both.
@@ -100,7 +151,15 @@ async function main(): Promise<void> {
     if (has('ceiling')) runs.push(await ceiling());
     if (has('transactions')) {
       say('transactions');
-      results.transactions = await throughput(meter, { kind: 'transactions', ...window, base: service.base, token, targets, batch: opts.batch, runId });
+      results.transactions = await throughput(meter, {
+        kind: 'transactions',
+        ...window,
+        base: service.base,
+        token,
+        targets,
+        batch: opts.batch,
+        runId,
+      });
       if (has('ceiling')) runs.push(await ceiling());
     }
     if (runs.length) {
@@ -110,13 +169,29 @@ async function main(): Promise<void> {
     }
     if (has('notes')) {
       say('notes');
-      results.notes = await throughput(meter, { kind: 'notes', ...window, base: service.base, token, targets, batch: opts.batch, runId });
+      results.notes = await throughput(meter, {
+        kind: 'notes',
+        ...window,
+        base: service.base,
+        token,
+        targets,
+        batch: opts.batch,
+        runId,
+      });
     }
     if (has('status')) {
       say('status');
-      results.status = await throughput(meter, { kind: 'status', ...window, base: service.base, token, supplier: f.listSupplier, accounts: f.listAccounts });
+      results.status = await throughput(meter, {
+        kind: 'status',
+        ...window,
+        base: service.base,
+        token,
+        supplier: f.listSupplier,
+        accounts: f.listAccounts,
+      });
     }
-    if (results.idle) Object.assign(results.idle, { apiRssAfterLoadMb: rssMb(pids.api), workerRssAfterLoadMb: rssMb(pids.worker) });
+    if (results.idle)
+      Object.assign(results.idle, { apiRssAfterLoadMb: rssMb(pids.api), workerRssAfterLoadMb: rssMb(pids.worker) });
     const code = await service.stop();
     service = undefined;
     if (code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
@@ -125,8 +200,16 @@ async function main(): Promise<void> {
     }
     if (has('scaleout')) {
       results.scaleOut = await scaleOutPhase({
-        runtime: opts.runtime, env: { ...env, QUEUE_PREFIX: scalePrefix }, logFile: results.serviceLog, f, pg, window,
-        targets, batch: opts.batch, runId, retryForMs: opts.retrySeconds * 1000,
+        runtime: opts.runtime,
+        env: { ...env, QUEUE_PREFIX: scalePrefix },
+        logFile: results.serviceLog,
+        f,
+        pg,
+        window,
+        targets,
+        batch: opts.batch,
+        runId,
+        retryForMs: opts.retrySeconds * 1000,
       });
     }
   } finally {
@@ -138,7 +221,9 @@ async function main(): Promise<void> {
   results.host.loadAfter = loadAverage();
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
   process.stdout.write(formatTable(results) + '\n');
-  say(`results in ${opts.out}, service log in ${results.serviceLog}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`);
+  say(
+    `results in ${opts.out}, service log in ${results.serviceLog}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -35,7 +35,8 @@ async function untilChildren(pid: number, timeoutMs = 60_000): Promise<{ api: nu
   for (;;) {
     const children = childrenByRole(pid);
     if (children.api.length === API && children.worker.length === WORKERS) return children;
-    if (Date.now() > deadline) throw new Error(`expected ${API} API and ${WORKERS} worker children, found ${JSON.stringify(children)}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${API} API and ${WORKERS} worker children, found ${JSON.stringify(children)}`);
     await sleep(200);
   }
 }
@@ -61,11 +62,24 @@ export async function scaleOutPhase(ctx: ScaleOutContext): Promise<ScaleOutResul
     const meter = new CpuMeter(ctx.pg, await redisPid(), service.pid);
     const transactions = await throughput(meter, { kind: 'transactions', ...spec, runId: `${ctx.runId}s` });
     say(`scale-out: status on ${API} API processes`);
-    const status = await throughput(meter, { kind: 'status', ...ctx.window, base: service.base, token, supplier: ctx.f.listSupplier, accounts: ctx.f.listAccounts });
+    const status = await throughput(meter, {
+      kind: 'status',
+      ...ctx.window,
+      base: service.base,
+      token,
+      supplier: ctx.f.listSupplier,
+      accounts: ctx.f.listAccounts,
+    });
 
     say('scale-out: one worker SIGKILLed mid-run, clients retrying');
     const killRun = `${ctx.runId}k`;
-    const load = runLoad<WindowResult>({ kind: 'transactions', ...spec, warmupMs: 0, runId: killRun, retryForMs: ctx.retryForMs ?? 120_000 });
+    const load = runLoad<WindowResult>({
+      kind: 'transactions',
+      ...spec,
+      warmupMs: 0,
+      runId: killRun,
+      retryForMs: ctx.retryForMs ?? 120_000,
+    });
     await sleep(ctx.window.durationMs / 3);
     const before = childrenByRole(service.pid);
     const killed = before.worker[0]!;

@@ -60,7 +60,11 @@ export function spawnService(
  * Waits until /readyz answers 200 (PostgreSQL, Redis and a worker heartbeat all good), or /healthz
  * for an API that runs without workers on purpose.
  */
-export async function untilReady(base: string, timeoutMs = 60_000, probe: '/readyz' | '/healthz' = '/readyz'): Promise<void> {
+export async function untilReady(
+  base: string,
+  timeoutMs = 60_000,
+  probe: '/readyz' | '/healthz' = '/readyz',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {

@@ -5,8 +5,7 @@
 import { isAlreadyExisting, KIND_SPECS, successesOf, textOf, type Kind } from './item-kinds';
 
 export type ItemOutcome =
-  | { ok: true; status: string; id?: string }
-  | { ok: false; code: string; attr: string; detail: string };
+  { ok: true; status: string; id?: string } | { ok: false; code: string; attr: string; detail: string };
 
 export type Verdict =
   | { type: 'final'; outcomes: ItemOutcome[] }
@@ -41,7 +40,11 @@ export function classifyAnswer(
   const error = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
   if (status === 401) return { type: 'reauth', reason: textOf(error.code, 'not_authenticated') };
   if (status === 429 || status >= 500) {
-    return { type: 'retry', retryAfterMs: retryAfterMs(retryAfter), reason: `${status} ${textOf(error.code, '')}`.trim() };
+    return {
+      type: 'retry',
+      retryAfterMs: retryAfterMs(retryAfter),
+      reason: `${status} ${textOf(error.code, '')}`.trim(),
+    };
   }
   if (status === 400) return classifyBadRequest(kind, error, items.length);
   return wholeBatch(items.length, failure(error, status));
@@ -84,7 +87,9 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
     );
   }
   const rest = Array.from({ length: count }, (_, i) => i).filter((i) => !outcomes.has(i));
-  return rest.length === 0 ? { type: 'final', outcomes: [...outcomes.entries()].sort((a, b) => a[0] - b[0]).map(([, o]) => o) } : { type: 'split', outcomes, rest };
+  return rest.length === 0
+    ? { type: 'final', outcomes: [...outcomes.entries()].sort((a, b) => a[0] - b[0]).map(([, o]) => o) }
+    : { type: 'split', outcomes, rest };
 }
 
 function fieldFailure(e: FieldError, attr: string, envelope: ErrorBody): ItemOutcome {

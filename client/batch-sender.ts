@@ -22,7 +22,8 @@ export interface SenderDeps {
   onRetry(reason: string): void;
 }
 
-export type SendResult = Exclude<Verdict, { type: 'retry' } | { type: 'reauth' }> | { type: 'unfinished'; reason: string };
+export type SendResult =
+  Exclude<Verdict, { type: 'retry' } | { type: 'reauth' }> | { type: 'unfinished'; reason: string };
 
 const BASE_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
@@ -61,10 +62,15 @@ export async function sendBatch(
       verdict = classifyAnswer(kind, res.status, parseJson(text), res.headers.get('retry-after'), items);
     } catch (err) {
       if (!isTransient(err)) throw err;
-      verdict = { type: 'retry', reason: describe(err), retryAfterMs: retryAfterMs(err instanceof TransientError ? err.retryAfter : null) };
+      verdict = {
+        type: 'retry',
+        reason: describe(err),
+        retryAfterMs: retryAfterMs(err instanceof TransientError ? err.retryAfter : null),
+      };
     }
     if (verdict.type === 'reauth') {
-      if (++reauths > MAX_REAUTH) return { type: 'unfinished', reason: `401 ${verdict.reason} after renewing the token` };
+      if (++reauths > MAX_REAUTH)
+        return { type: 'unfinished', reason: `401 ${verdict.reason} after renewing the token` };
       const renewed = await deps.tokens.renew(token).then(
         () => undefined,
         (err: unknown) => {
@@ -78,7 +84,8 @@ export async function sendBatch(
     if (verdict.type !== 'retry') return verdict;
     reauths = 0;
     const wait = backoffMs(attempt, verdict.retryAfterMs);
-    if (Date.now() + wait > deadline) return { type: 'unfinished', reason: `still ${verdict.reason} at the retry deadline` };
+    if (Date.now() + wait > deadline)
+      return { type: 'unfinished', reason: `still ${verdict.reason} at the retry deadline` };
     deps.onRetry(verdict.reason);
     await sleep(wait, deps.stop);
   }
@@ -96,7 +103,8 @@ function isTransient(err: unknown): boolean {
   if (err instanceof TransientError) return true;
   const name = (err as { name?: string } | null)?.name;
   // fetch's network failures are TypeErrors ("fetch failed"); our per-attempt time-out is a TimeoutError.
-  const networkFailure = name === 'TypeError' && /fetch failed|terminated|other side closed/i.test((err as Error).message);
+  const networkFailure =
+    name === 'TypeError' && /fetch failed|terminated|other side closed/i.test((err as Error).message);
   return networkFailure || name === 'TimeoutError' || name === 'AbortError';
 }
 

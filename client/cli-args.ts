@@ -84,7 +84,8 @@ export function boolOption(value: string | undefined, name: string): boolean | u
 export function serviceUrl(values: ParsedArgs['values']): string {
   const url = values.url ?? process.env.DATA_IMPORT_URL;
   if (!url) throw new UsageError('no service URL: pass --url or set DATA_IMPORT_URL');
-  if (url.length > 2048 || !/^https?:\/\/[^\s]+$/i.test(url)) throw new UsageError(`--url is not an http(s) URL: ${url.slice(0, 80)}`);
+  if (url.length > 2048 || !/^https?:\/\/[^\s]+$/i.test(url))
+    throw new UsageError(`--url is not an http(s) URL: ${url.slice(0, 80)}`);
   return url.replace(/\/+$/, '');
 }
 

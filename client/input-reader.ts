@@ -62,14 +62,24 @@ async function* readNdjson(file: string): AsyncIterable<InputEntry> {
     line++;
     if (text.trim() === '') continue;
     if (text.length > MAX_LINE_CHARS) {
-      yield { line, problem: { code: 'line_too_long', attr: 'non_field_errors', detail: `The line is over ${MAX_LINE_CHARS} characters.` } };
+      yield {
+        line,
+        problem: {
+          code: 'line_too_long',
+          attr: 'non_field_errors',
+          detail: `The line is over ${MAX_LINE_CHARS} characters.`,
+        },
+      };
       continue;
     }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      yield { line, problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not JSON: ${(err as Error).message}` } };
+      yield {
+        line,
+        problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not JSON: ${(err as Error).message}` },
+      };
       continue;
     }
     yield toEntry(line, value);
@@ -90,9 +100,15 @@ async function* readCsv(file: string): AsyncIterable<InputEntry> {
     }),
   );
   parser.on('skip', (err: Error & { lines?: number }) => {
-    skipped.push({ line: err.lines ?? 0, problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not a CSV record: ${err.message}` } });
+    skipped.push({
+      line: err.lines ?? 0,
+      problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not a CSV record: ${err.message}` },
+    });
   });
-  for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: Record<string, string>;
+    info: { lines: number };
+  }>) {
     yield* skipped.splice(0);
     yield toEntry(info.lines, fromCsvRecord(record));
   }
@@ -112,7 +128,8 @@ function fromCsvRecord(record: Record<string, string>): Record<string, unknown> 
     if (/^\s*[[{]/.test(cell)) item[field] = parseJsonCell(cell);
     else if (BOOLEAN_FIELDS.has(field) && /^(true|false)$/i.test(cell)) item[field] = cell.toLowerCase() === 'true';
     else if (INTEGER_FIELDS.has(field) && /^-?\d{1,15}$/.test(cell)) item[field] = Number(cell);
-    else if (cell === 'null' && (INTEGER_FIELDS.has(field) || field === 'issued_date' || field === 'valid_from')) item[field] = null;
+    else if (cell === 'null' && (INTEGER_FIELDS.has(field) || field === 'issued_date' || field === 'valid_from'))
+      item[field] = null;
     else item[field] = cell;
   }
   return item;
@@ -129,19 +146,30 @@ function parseJsonCell(cell: string): unknown {
 
 function toEntry(line: number, value: unknown): InputEntry {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { line, problem: { code: 'invalid', attr: 'non_field_errors', detail: 'Each line must be one JSON object.' } };
+    return {
+      line,
+      problem: { code: 'invalid', attr: 'non_field_errors', detail: 'Each line must be one JSON object.' },
+    };
   }
   const item = value as Record<string, unknown>;
   for (const field of ['import_supplier', 'external_account_number'] as const) {
     const v = item[field];
     if (typeof v !== 'string' || v === '' || v.length > MAX_ACCOUNT_FIELD) {
-      const detail = typeof v === 'string' && v !== '' ? `At most ${MAX_ACCOUNT_FIELD} characters.` : 'This field is required.';
-      return { line, item, problem: { code: typeof v === 'string' && v !== '' ? 'max_length' : 'required', attr: field, detail } };
+      const detail =
+        typeof v === 'string' && v !== '' ? `At most ${MAX_ACCOUNT_FIELD} characters.` : 'This field is required.';
+      return {
+        line,
+        item,
+        problem: { code: typeof v === 'string' && v !== '' ? 'max_length' : 'required', attr: field, detail },
+      };
     }
   }
   return {
     line,
     item,
-    account: { import_supplier: item.import_supplier as string, external_account_number: item.external_account_number as string },
+    account: {
+      import_supplier: item.import_supplier as string,
+      external_account_number: item.external_account_number as string,
+    },
   };
 }

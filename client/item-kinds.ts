@@ -30,7 +30,12 @@ export interface SendOptions {
 }
 
 /** The account reference lives on the envelope; the items go in without it. */
-export function buildBody(kind: Kind, account: AccountRef, items: Record<string, unknown>[], options: SendOptions): unknown {
+export function buildBody(
+  kind: Kind,
+  account: AccountRef,
+  items: Record<string, unknown>[],
+  options: SendOptions,
+): unknown {
   const { listField } = KIND_SPECS[kind];
   if (!listField) return items[0];
   const list = items.map(({ import_supplier: _s, external_account_number: _e, ...rest }) => rest);
@@ -42,7 +47,8 @@ export function buildBody(kind: Kind, account: AccountRef, items: Record<string,
 export function buildQuery(kind: Kind, options: SendOptions): string {
   if (kind !== 'transactions') return '';
   const params = new URLSearchParams();
-  if (options.check_previously_added !== undefined) params.set('check_previously_added', String(options.check_previously_added));
+  if (options.check_previously_added !== undefined)
+    params.set('check_previously_added', String(options.check_previously_added));
   if (options.force_add_to_current_statement !== undefined) {
     params.set('force_add_to_current_statement', String(options.force_add_to_current_statement));
   }
@@ -65,7 +71,8 @@ export function successesOf(kind: Kind, body: unknown, items: Record<string, unk
         ...(typeof item.external_id === 'string' ? { id: item.external_id } : {}),
       }));
     case 'transactions': {
-      const results = (body as { results?: { status?: unknown; added_transaction_id?: unknown }[] } | undefined)?.results ?? [];
+      const results =
+        (body as { results?: { status?: unknown; added_transaction_id?: unknown }[] } | undefined)?.results ?? [];
       return items.map((item, i) => {
         const r = results[i];
         const added = r?.added_transaction_id;

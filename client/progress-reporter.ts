@@ -64,7 +64,9 @@ export class ProgressReporter {
       return;
     }
     if (this.mode === 'json') {
-      process.stdout.write(JSON.stringify({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }) + '\n');
+      process.stdout.write(
+        JSON.stringify({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }) + '\n',
+      );
     } else {
       process.stderr.write(
         `data-import: ${processed}/${this.counts.total} items (${this.counts.skipped} already there, ${this.counts.failed} failed), ` +

@@ -7,7 +7,12 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, w
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import { FIGURES, transactionAmountFigure, transactionCountFigure, type TransactionType } from '../shared/reconciliation/reconciliation.figures';
+import {
+  FIGURES,
+  transactionAmountFigure,
+  transactionCountFigure,
+  type TransactionType,
+} from '../shared/reconciliation/reconciliation.figures';
 import { csvCell } from '../shared/staff/csv';
 import { TRANSACTION_TYPES } from '../shared/transactions/transaction.schemas';
 import { backoffMs } from './batch-sender';
@@ -28,7 +33,9 @@ const zero = new Exact(0);
 export async function reconcileCommand({ positionals, values }: ParsedArgs): Promise<number> {
   const supplier = values.supplier;
   if (!supplier || supplier.length > 128 || !values.out || positionals.length === 0) {
-    throw new UsageError('reconcile takes --supplier CODE, --out FILE and at least one input file or journal directory');
+    throw new UsageError(
+      'reconcile takes --supplier CODE, --out FILE and at least one input file or journal directory',
+    );
   }
   const baseUrl = serviceUrl(values);
   const tokens = new TokenSource(baseUrl, apiKey(values), fetch);
@@ -40,7 +47,9 @@ export async function reconcileCommand({ positionals, values }: ParsedArgs): Pro
     }
   }
   const summary = await compare(expected, await fetchReconciliation(baseUrl, supplier, tokens), values.out);
-  process.stdout.write(values.json ? JSON.stringify({ event: 'summary', ...summary }) + '\n' : formatSummary(summary, values.out));
+  process.stdout.write(
+    values.json ? JSON.stringify({ event: 'summary', ...summary }) + '\n' : formatSummary(summary, values.out),
+  );
   return summary.accounts_differing === 0 ? EXIT.ok : EXIT.itemsFailed;
 }
 
@@ -60,7 +69,8 @@ async function inputsOf(args: string[], runsDir: string): Promise<ReconcileInput
       // A dry run stored nothing, so nothing of it is expected.
       if (run.meta.options.dry_run) continue;
       const input = byInput.get(run.meta.input) ?? { meta: run.meta, succeeded: new LineSet() };
-      if (input.meta.kind !== run.meta.kind) throw new UsageError(`${run.meta.input} was sent both as ${input.meta.kind} and as ${run.meta.kind}`);
+      if (input.meta.kind !== run.meta.kind)
+        throw new UsageError(`${run.meta.input} was sent both as ${input.meta.kind} and as ${run.meta.kind}`);
       // A result line whose request the journal never closed is one a crash cut short: resume decides it.
       for await (const r of run.succeeded) if (run.finals.has(r.line)) input.succeeded.add(r.line);
       byInput.set(run.meta.input, input);
@@ -102,15 +112,23 @@ function addExpected(expected: Map<string, Figures>, kind: Kind, entry: InputEnt
   }
 }
 
-async function fetchReconciliation(baseUrl: string, supplier: string, tokens: TokenSource): Promise<AsyncIterable<string>> {
+async function fetchReconciliation(
+  baseUrl: string,
+  supplier: string,
+  tokens: TokenSource,
+): Promise<AsyncIterable<string>> {
   const url = `${baseUrl}/v1/data-import/reconciliation/${encodeURIComponent(supplier)}/`;
   for (let attempt = 0; attempt < 8; attempt++) {
     const token = await tokens.token();
-    const res = await fetch(url, { headers: { authorization: `Token ${token}`, accept: 'application/x-ndjson' } }).catch(() => undefined);
-    if (res?.ok && res.body) return createInterface({ input: Readable.fromWeb(res.body as never), crlfDelay: Infinity });
+    const res = await fetch(url, {
+      headers: { authorization: `Token ${token}`, accept: 'application/x-ndjson' },
+    }).catch(() => undefined);
+    if (res?.ok && res.body)
+      return createInterface({ input: Readable.fromWeb(res.body as never), crlfDelay: Infinity });
     const text = res ? await res.text() : '';
     if (res?.status === 401) await tokens.renew(token);
-    else if (res && res.status < 500 && res.status !== 429) throw new UsageError(`the service answered ${res.status}: ${text.slice(0, 300)}`);
+    else if (res && res.status < 500 && res.status !== 429)
+      throw new UsageError(`the service answered ${res.status}: ${text.slice(0, 300)}`);
     else await new Promise((r) => setTimeout(r, backoffMs(attempt)));
   }
   throw new UsageError('the reconciliation endpoint did not answer after 8 attempts');
@@ -123,9 +141,18 @@ interface ReconcileSummary {
   totals: Record<string, { expected: string; found: string; difference: string }>;
 }
 
-async function compare(expected: Map<string, Figures>, rows: AsyncIterable<string>, out: string): Promise<ReconcileSummary> {
+async function compare(
+  expected: Map<string, Figures>,
+  rows: AsyncIterable<string>,
+  out: string,
+): Promise<ReconcileSummary> {
   const fd = openSync(out, 'w');
-  const header = ['external_account_number', 'platform_account_number', 'status', ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`])];
+  const header = [
+    'external_account_number',
+    'platform_account_number',
+    'status',
+    ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
+  ];
   writeSync(fd, header.join(',') + '\r\n');
   const totals = new Map(FIGURES.map((f) => [f.name, { expected: zero, found: zero }]));
   let accounts = 0;
@@ -144,12 +171,22 @@ async function compare(expected: Map<string, Figures>, rows: AsyncIterable<strin
     });
     accounts++;
     if (differs) differing++;
-    writeSync(fd, [csvCell(account), csvCell(platform), platform === '' ? 'missing' : differs ? 'differs' : 'ok', ...cells].join(',') + '\r\n');
+    writeSync(
+      fd,
+      [csvCell(account), csvCell(platform), platform === '' ? 'missing' : differs ? 'differs' : 'ok', ...cells].join(
+        ',',
+      ) + '\r\n',
+    );
   };
   for await (const line of rows) {
     if (line === '') continue;
     const row = JSON.parse(line) as Record<string, string | number | boolean>;
-    const found: Figures = new Map(FIGURES.map((f) => [f.name, new Exact(typeof row[f.name] === 'boolean' ? Number(row[f.name]) : String(row[f.name] ?? 0))]));
+    const found: Figures = new Map(
+      FIGURES.map((f) => [
+        f.name,
+        new Exact(typeof row[f.name] === 'boolean' ? Number(row[f.name]) : String(row[f.name] ?? 0)),
+      ]),
+    );
     emit(String(row.external_account_number), String(row.platform_account_number), found);
   }
   // Accounts the files put data on that the service does not list as imported.
@@ -159,7 +196,10 @@ async function compare(expected: Map<string, Figures>, rows: AsyncIterable<strin
     accounts,
     accounts_differing: differing,
     totals: Object.fromEntries(
-      [...totals].map(([name, t]) => [name, { expected: t.expected.toFixed(), found: t.found.toFixed(), difference: t.found.minus(t.expected).toFixed() }]),
+      [...totals].map(([name, t]) => [
+        name,
+        { expected: t.expected.toFixed(), found: t.found.toFixed(), difference: t.found.minus(t.expected).toFixed() },
+      ]),
     ),
   };
 }
@@ -167,7 +207,8 @@ async function compare(expected: Map<string, Figures>, rows: AsyncIterable<strin
 function formatSummary(s: ReconcileSummary, out: string): string {
   const lines = [`reconciled ${s.accounts} accounts: ${s.accounts_differing} differ (report: ${out})`];
   for (const [name, t] of Object.entries(s.totals)) {
-    if (t.expected !== '0' || t.found !== '0') lines.push(`  ${name}: expected ${t.expected}, found ${t.found}, difference ${t.difference}`);
+    if (t.expected !== '0' || t.found !== '0')
+      lines.push(`  ${name}: expected ${t.expected}, found ${t.found}, difference ${t.difference}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -132,7 +132,9 @@ export class RunJournal {
   }
 
   writeUnprocessed(records: ResultRecord[]): void {
-    writeFileSync(path.join(this.dir, 'unprocessed.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), { flush: true });
+    writeFileSync(path.join(this.dir, 'unprocessed.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), {
+      flush: true,
+    });
   }
 
   close(): void {
@@ -155,7 +157,9 @@ function readMeta(dir: string): RunMeta {
  * A run as it stands, read only (a run may still be going): its options and the lines whose outcome
  * the journal records as final, with their succeeded.ndjson records.
  */
-export async function readRun(dir: string): Promise<{ meta: RunMeta; finals: LineSet; succeeded: AsyncIterable<ResultRecord> }> {
+export async function readRun(
+  dir: string,
+): Promise<{ meta: RunMeta; finals: LineSet; succeeded: AsyncIterable<ResultRecord> }> {
   const meta = readMeta(dir);
   const { finals } = await replay(dir);
   return { meta, finals, succeeded: readNdjson(path.join(dir, 'succeeded.ndjson')) as AsyncIterable<ResultRecord> };

@@ -32,8 +32,11 @@ export async function summarise(
     unprocessed.push({
       line: entry.line,
       import_supplier: typeof item.import_supplier === 'string' ? item.import_supplier.slice(0, 128) : undefined,
-      external_account_number: typeof item.external_account_number === 'string' ? item.external_account_number.slice(0, 128) : undefined,
-      reason: run.interrupted ? 'the run stopped before this line had a final answer' : 'no final answer before the retry deadline',
+      external_account_number:
+        typeof item.external_account_number === 'string' ? item.external_account_number.slice(0, 128) : undefined,
+      reason: run.interrupted
+        ? 'the run stopped before this line had a final answer'
+        : 'no final answer before the retry deadline',
     });
   }
   journal.writeUnprocessed(unprocessed);

@@ -26,7 +26,10 @@ export async function sendCommand({ positionals, values }: ParsedArgs): Promise<
   }
   if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
   const { checksum, lines } = await scanFile(file);
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const runId = `${kind}-${stamp}-${randomBytes(3).toString('hex')}`;
   const meta: RunMeta = {
     version: 1,
@@ -40,7 +43,10 @@ export async function sendCommand({ positionals, values }: ParsedArgs): Promise<
     concurrency: intOption(values.concurrency, 'concurrency', 8, 1, 64),
     options: {
       check_previously_added: boolOption(values['check-previously-added'], 'check-previously-added'),
-      force_add_to_current_statement: boolOption(values['force-add-to-current-statement'], 'force-add-to-current-statement'),
+      force_add_to_current_statement: boolOption(
+        values['force-add-to-current-statement'],
+        'force-add-to-current-statement',
+      ),
       ...(values['dry-run'] ? { dry_run: true } : {}),
     },
     created_at: new Date().toISOString(),
@@ -77,14 +83,20 @@ function runSettings(values: ParsedArgs['values']) {
   };
 }
 
-async function execute(journal: RunJournal, s: ReturnType<typeof runSettings>, values: ParsedArgs['values']): Promise<number> {
+async function execute(
+  journal: RunJournal,
+  s: ReturnType<typeof runSettings>,
+  values: ParsedArgs['values'],
+): Promise<number> {
   const mode: ProgressMode = values.json ? 'json' : process.stderr.isTTY ? 'bar' : 'lines';
   const progress = new ProgressReporter(mode, s.progressEveryMs, journal.finals.size);
   const stop = new AbortController();
   const onSignal = () => {
     if (stop.signal.aborted) process.exit(EXIT.interrupted);
     stop.abort();
-    process.stderr.write('\ndata-import: stopping: requests in flight finish, nothing new is sent (Ctrl-C again to leave now)\n');
+    process.stderr.write(
+      '\ndata-import: stopping: requests in flight finish, nothing new is sent (Ctrl-C again to leave now)\n',
+    );
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -128,7 +140,10 @@ function latestRun(runsDir: string): string {
         .filter((d) => d.isDirectory() && existsSync(path.join(runsDir, d.name, 'run.json')))
         .map((d) => {
           const dir = path.join(runsDir, d.name);
-          return { dir, at: String((JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as RunMeta).created_at) };
+          return {
+            dir,
+            at: String((JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as RunMeta).created_at),
+          };
         })
     : [];
   const newest = runs.sort((a, b) => a.at.localeCompare(b.at)).at(-1);

@@ -57,7 +57,11 @@ export async function executeRun(journal: RunJournal, settings: RunSettings): Pr
     entries.forEach((entry, i) => {
       const o = outcomes[i];
       if (!o) return;
-      const base = { line: entry.line, import_supplier: entry.account?.import_supplier, external_account_number: entry.account?.external_account_number };
+      const base = {
+        line: entry.line,
+        import_supplier: entry.account?.import_supplier,
+        external_account_number: entry.account?.external_account_number,
+      };
       if (o.ok) {
         succeeded.push({ ...base, status: o.status, ...(o.id === undefined ? {} : { id: o.id }) });
         if (/ALREADY_EXISTS$/.test(o.status)) counts.skipped++;
@@ -75,24 +79,46 @@ export async function executeRun(journal: RunJournal, settings: RunSettings): Pr
     let key = firstKey;
     // Each round either settles the batch or removes at least one item from it: at most `batch` rounds.
     for (;;) {
-      const result = await sendBatch(deps, meta.kind, batch.account, entries.map((e) => e.item!), key);
+      const result = await sendBatch(
+        deps,
+        meta.kind,
+        batch.account,
+        entries.map((e) => e.item!),
+        key,
+      );
       if (result.type === 'unfinished') {
         unfinished += entries.length;
         return;
       }
       if (result.type === 'final') return settle(key, entries, result.outcomes);
-      settle(key, entries, entries.map((_, i) => result.outcomes.get(i)));
+      settle(
+        key,
+        entries,
+        entries.map((_, i) => result.outcomes.get(i)),
+      );
       entries = result.rest.map((i) => entries[i]!);
-      key = idempotencyKey(meta.run_id, entries.map((e) => e.line));
-      journal.recordRequest(key, entries.map((e) => e.line));
+      key = idempotencyKey(
+        meta.run_id,
+        entries.map((e) => e.line),
+      );
+      journal.recordRequest(
+        key,
+        entries.map((e) => e.line),
+      );
     }
   };
 
   const dispatch = async (batch: Batch, key?: string): Promise<void> => {
     while (inFlight.size >= meta.concurrency) await Promise.race(inFlight);
     if (key === undefined) {
-      key = idempotencyKey(meta.run_id, batch.entries.map((e) => e.line));
-      journal.recordRequest(key, batch.entries.map((e) => e.line));
+      key = idempotencyKey(
+        meta.run_id,
+        batch.entries.map((e) => e.line),
+      );
+      journal.recordRequest(
+        key,
+        batch.entries.map((e) => e.line),
+      );
     }
     const running = sendUntilSettled(batch, key)
       .catch((err: unknown) => {
@@ -152,6 +178,9 @@ function withAccountOf(entry: InputEntry): InputEntry {
   const str = (v: unknown) => (typeof v === 'string' ? v.slice(0, 128) : undefined);
   return {
     ...entry,
-    account: { import_supplier: str(item.import_supplier) as string, external_account_number: str(item.external_account_number) as string },
+    account: {
+      import_supplier: str(item.import_supplier) as string,
+      external_account_number: str(item.external_account_number) as string,
+    },
   };
 }

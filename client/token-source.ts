@@ -70,7 +70,8 @@ export class TokenSource {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: OBTAIN_TOKEN, variables: { input } }),
     });
-    if (res.status === 429 || res.status >= 500) throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
+    if (res.status === 429 || res.status >= 500)
+      throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
     const body = (await res.json().catch(() => {
       throw new TransientError(`obtainToken answered ${res.status} with a body that is not JSON`);
     })) as {

@@ -40,8 +40,12 @@ function validateItem(kind: Kind, item: Record<string, unknown>): FieldError[] {
 
 export async function validateCommand({ positionals, values }: ParsedArgs): Promise<number> {
   const [kind, file] = positionals;
-  if (!isKind(kind) || !file || positionals.length > 2) throw new UsageError(`validate takes a kind (${KINDS.join(', ')}) and one file`);
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  if (!isKind(kind) || !file || positionals.length > 2)
+    throw new UsageError(`validate takes a kind (${KINDS.join(', ')}) and one file`);
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const dir = path.resolve(values.journal ?? path.join(runsDirOf(values), `validate-${kind}-${stamp}`));
   mkdirSync(dir, { recursive: true });
   const out = openSync(path.join(dir, 'failed.ndjson'), 'w');
@@ -50,21 +54,30 @@ export async function validateCommand({ positionals, values }: ParsedArgs): Prom
   for await (const entry of readEntries(file, formatOf(file, values.format))) {
     items++;
     const account = {
-      import_supplier: typeof entry.item?.import_supplier === 'string' ? entry.item.import_supplier.slice(0, 128) : undefined,
+      import_supplier:
+        typeof entry.item?.import_supplier === 'string' ? entry.item.import_supplier.slice(0, 128) : undefined,
       external_account_number:
-        typeof entry.item?.external_account_number === 'string' ? entry.item.external_account_number.slice(0, 128) : undefined,
+        typeof entry.item?.external_account_number === 'string'
+          ? entry.item.external_account_number.slice(0, 128)
+          : undefined,
     };
     const problems = entry.problem ? [entry.problem] : validateItem(kind, entry.item!);
     const first = problems[0];
     if (first) {
       failed++;
-      writeSync(out, JSON.stringify({ line: entry.line, ...account, code: first.code, attr: first.attr, detail: first.detail }) + '\n');
+      writeSync(
+        out,
+        JSON.stringify({ line: entry.line, ...account, code: first.code, attr: first.attr, detail: first.detail }) +
+          '\n',
+      );
     }
   }
   closeSync(out);
   const summary = { event: 'summary', kind, input: path.resolve(file), items, failed, journal: dir };
   process.stdout.write(
-    values.json ? JSON.stringify(summary) + '\n' : `validated ${items} items of ${file}: ${failed} invalid (see ${dir}/failed.ndjson)\n`,
+    values.json
+      ? JSON.stringify(summary) + '\n'
+      : `validated ${items} items of ${file}: ${failed} invalid (see ${dir}/failed.ndjson)\n`,
   );
   return failed > 0 ? EXIT.itemsFailed : EXIT.ok;
 }

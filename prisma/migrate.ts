@@ -42,7 +42,10 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
 
 async function listMigrations(): Promise<{ name: string; sql: string; checksum: string }[]> {
   const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(MIGRATIONS_DIR, name, 'migration.sql'), 'utf8');

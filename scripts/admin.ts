@@ -55,7 +55,11 @@ type AccountState = 'staged' | 'in_progress' | 'failed' | 'imported';
 async function loadAccountFile(db: Database, file: string, state?: AccountState): Promise<AccountFileReport> {
   const format = formatOf(file);
   if (format !== 'ndjson' && format !== 'csv') {
-    throw ValidationError.single('file', 'unsupported_format', `${file}: use .ndjson (or .jsonl) or .csv${state ? '' : ', or .json'}.`);
+    throw ValidationError.single(
+      'file',
+      'unsupported_format',
+      `${file}: use .ndjson (or .jsonl) or .csv${state ? '' : ', or .json'}.`,
+    );
   }
   const report = await applyAccountFile(db, file, format, {
     state,
@@ -65,7 +69,8 @@ async function loadAccountFile(db: Database, file: string, state?: AccountState)
           `${r.unchanged} unchanged) in ${r.seconds.toFixed(1)} s, ${Math.round(r.accounts / Math.max(r.seconds, 0.001))}/s\n`,
       ),
   });
-  if (report.unchanged > 0) process.stderr.write(`admin: skipped ${report.unchanged} accounts already as the file describes them\n`);
+  if (report.unchanged > 0)
+    process.stderr.write(`admin: skipped ${report.unchanged} accounts already as the file describes them\n`);
   return report;
 }
 
@@ -80,13 +85,20 @@ const FILE_DETAILS = [
 ].join('\n');
 
 function fileInput(state: AccountState): Pick<Command, 'options' | 'optionsUsage' | 'details' | 'takesFile' | 'run'> {
-  return { options: FILE_OPTION, optionsUsage: '| --file <accounts.ndjson|.csv>', details: FILE_DETAILS, takesFile: true, run: setState(state) };
+  return {
+    options: FILE_OPTION,
+    optionsUsage: '| --file <accounts.ndjson|.csv>',
+    details: FILE_DETAILS,
+    takesFile: true,
+    run: setState(state),
+  };
 }
 
 const COMMANDS: Record<string, Command> = {
   apply: {
     args: ['<file.json|file.ndjson|file.csv>'],
-    description: 'Upsert the suppliers, organisations, products and accounts a JSON file describes (all or nothing), or the accounts of an NDJSON or CSV file of any size (streamed, committed in chunks).',
+    description:
+      'Upsert the suppliers, organisations, products and accounts a JSON file describes (all or nothing), or the accounts of an NDJSON or CSV file of any size (streamed, committed in chunks).',
     details: [
       'A .json file holds {suppliers, organisations, products, accounts} and is applied in one transaction:',
       'any error changes nothing. Applying it again changes nothing.',
@@ -106,7 +118,12 @@ const COMMANDS: Record<string, Command> = {
     optionsUsage: '--document-root <path> [--status Ongoing|Paused|Complete] [--send-emails]',
     description: 'Create an import supplier with its own document root (status Ongoing and e-mails off unless given).',
     run: (db, [code], o) =>
-      createSupplier(db, { code, status: str(o.status), document_root: str(o['document-root']), send_emails: o['send-emails'] === true }),
+      createSupplier(db, {
+        code,
+        status: str(o.status),
+        document_root: str(o['document-root']),
+        send_emails: o['send-emails'] === true,
+      }),
   },
   'suppliers set-status': {
     args: ['<code>', '<Ongoing|Paused|Complete>'],
@@ -184,8 +201,10 @@ const COMMANDS: Record<string, Command> = {
       'open-statement-from': { type: 'string' },
       ...FILE_OPTION,
     },
-    optionsUsage: '[--platform-account-number <n>] [--created-at <YYYY-MM-DDTHH:MM:SSZ>] [--open-statement-from <YYYY-MM-DD>] | --file <accounts.ndjson|.csv>',
-    description: 'Import an account: create its platform account (number generated, created now, statement open from then, unless given).',
+    optionsUsage:
+      '[--platform-account-number <n>] [--created-at <YYYY-MM-DDTHH:MM:SSZ>] [--open-statement-from <YYYY-MM-DD>] | --file <accounts.ndjson|.csv>',
+    description:
+      'Import an account: create its platform account (number generated, created now, statement open from then, unless given).',
     details: FILE_DETAILS,
     takesFile: true,
     run: (db, args, o) =>
@@ -215,8 +234,10 @@ const COMMANDS: Record<string, Command> = {
     args: ['<username>'],
     options: { role: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
     optionsUsage: '--role operator|support [--password-stdin]',
-    description: 'Create a staff user for /admin/queues and /support/; without --password-stdin a password is generated and printed this once.',
-    run: async (db, [username], o) => createStaffUser(db, { username, role: str(o.role), password: await stdinPassword(o) }),
+    description:
+      'Create a staff user for /admin/queues and /support/; without --password-stdin a password is generated and printed this once.',
+    run: async (db, [username], o) =>
+      createStaffUser(db, { username, role: str(o.role), password: await stdinPassword(o) }),
   },
   'staff disable': {
     args: ['<username>'],
@@ -232,10 +253,15 @@ const COMMANDS: Record<string, Command> = {
     args: ['<username>'],
     options: { 'password-stdin': { type: 'boolean' } },
     optionsUsage: '[--password-stdin]',
-    description: "Set a staff user's password (generated and printed this once unless --password-stdin); ends the user's sessions.",
+    description:
+      "Set a staff user's password (generated and printed this once unless --password-stdin); ends the user's sessions.",
     run: async (db, [username], o) => setStaffPassword(db, { username, password: await stdinPassword(o) }),
   },
-  'staff list': { args: [], description: 'List staff users and their roles (never passwords).', run: (db) => listStaffUsers(db) },
+  'staff list': {
+    args: [],
+    description: 'List staff users and their roles (never passwords).',
+    run: (db) => listStaffUsers(db),
+  },
 };
 
 class UsageError extends Error {}
@@ -265,7 +291,13 @@ function commandHelp(name: string, c: Command): string {
   return [`usage: ${usage(name, c)}`, '', c.description, ...(c.details ? ['', c.details] : []), ''].join('\n');
 }
 
-function parseCommandLine(argv: string[]): { name: string; command: Command; args: string[]; values: Values; help: boolean } {
+function parseCommandLine(argv: string[]): {
+  name: string;
+  command: Command;
+  args: string[];
+  values: Values;
+  help: boolean;
+} {
   const name = [argv.slice(0, 2).join(' '), argv[0] ?? ''].find((n) => COMMANDS[n]);
   if (!name) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; run \`admin help\` for the list`);
   const command = COMMANDS[name]!;

@@ -42,5 +42,6 @@ if (!isExecutable(CHROMIUM)) {
   console.log(`${CHROMIUM} is missing: installing Debian's chromium for the browser tests (${INSTALL_COMMAND})`);
   apt(['update', '-qq']);
   apt(['install', '-y', '-qq', 'chromium']);
-  if (!isExecutable(CHROMIUM)) fail(`apt-get installed chromium but ${CHROMIUM} is still missing; run: ${INSTALL_COMMAND}`);
+  if (!isExecutable(CHROMIUM))
+    fail(`apt-get installed chromium but ${CHROMIUM} is still missing; run: ${INSTALL_COMMAND}`);
 }

@@ -40,13 +40,21 @@ interface ClientResult {
  * Runs the client as a migration team does; with `killAt`, SIGKILLs it once its journal records that
  * many lines as final (read incrementally from the journal, as resume would read it).
  */
-function runClient(args: string[], env: Record<string, string>, killAt?: { journal: string; lines: number }): Promise<ClientResult> {
+function runClient(
+  args: string[],
+  env: Record<string, string>,
+  killAt?: { journal: string; lines: number },
+): Promise<ClientResult> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'client/main.ts', ...args, '--json', '--progress-interval', '1'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'client/main.ts', ...args, '--json', '--progress-interval', '1'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let summary: Record<string, number | string> = {};
   let buffered = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -58,13 +66,15 @@ function runClient(args: string[], env: Record<string, string>, killAt?: { journ
       if (event.event === 'summary') summary = event;
     }
   });
-  const watch = killAt && setInterval(() => {
-    const final = finalLinesSoFar(killAt.journal);
-    if (final < killAt.lines || child.exitCode !== null) return;
-    say(`SIGKILL with ${final} lines final`);
-    child.kill('SIGKILL');
-    clearInterval(watch);
-  }, 50);
+  const watch =
+    killAt &&
+    setInterval(() => {
+      const final = finalLinesSoFar(killAt.journal);
+      if (final < killAt.lines || child.exitCode !== null) return;
+      say(`SIGKILL with ${final} lines final`);
+      child.kill('SIGKILL');
+      clearInterval(watch);
+    }, 50);
   return new Promise((resolve) =>
     child.once('close', (code) => {
       if (watch) clearInterval(watch);
@@ -86,7 +96,11 @@ function finalLinesSoFar(journal: string): number {
     return 0;
   }
   const buffer = Buffer.alloc(1 << 20);
-  for (let read = readSync(fd, buffer, 0, buffer.length, state.offset); read > 0; read = readSync(fd, buffer, 0, buffer.length, state.offset)) {
+  for (
+    let read = readSync(fd, buffer, 0, buffer.length, state.offset);
+    read > 0;
+    read = readSync(fd, buffer, 0, buffer.length, state.offset)
+  ) {
     state.offset += read;
     const lines = (state.rest + buffer.toString('utf8', 0, read)).split('\n');
     state.rest = lines.pop()!;
@@ -200,15 +214,40 @@ async function main(): Promise<number> {
       send('transactions', files.transactions, 'transactions-1', Math.floor(sizes.transactions / 2)),
     );
     checks['client was SIGKILLed halfway'] = killed.code === null;
-    const resumed = await timed('resume transactions', () => runClient(['resume', path.join(runsDir, 'transactions-1')], env));
+    const resumed = await timed('resume transactions', () =>
+      runClient(['resume', path.join(runsDir, 'transactions-1')], env),
+    );
 
-    checks['notes: failed.ndjson is exactly the invalid lines'] = sameLines(failedLines(path.join(runsDir, 'notes-1')), files.invalid.notes);
-    checks['statements: failed.ndjson is exactly the invalid lines'] = sameLines(failedLines(path.join(runsDir, 'statements-1')), files.invalid.statements);
-    checks['transactions: failed.ndjson is exactly the invalid lines'] = sameLines(failedLines(path.join(runsDir, 'transactions-1')), files.invalid.transactions);
+    checks['notes: failed.ndjson is exactly the invalid lines'] = sameLines(
+      failedLines(path.join(runsDir, 'notes-1')),
+      files.invalid.notes,
+    );
+    checks['statements: failed.ndjson is exactly the invalid lines'] = sameLines(
+      failedLines(path.join(runsDir, 'statements-1')),
+      files.invalid.statements,
+    );
+    checks['transactions: failed.ndjson is exactly the invalid lines'] = sameLines(
+      failedLines(path.join(runsDir, 'transactions-1')),
+      files.invalid.transactions,
+    );
     checks['transactions: nothing unprocessed after resume'] = resumed.summary.unprocessed === 0;
 
     const reconcile = (out: string) =>
-      runClient(['reconcile', '--supplier', SUPPLIER, files.notes, files.statements, files.transactions, '--runs-dir', runsDir, '--out', path.join(dir, out)], env);
+      runClient(
+        [
+          'reconcile',
+          '--supplier',
+          SUPPLIER,
+          files.notes,
+          files.statements,
+          files.transactions,
+          '--runs-dir',
+          runsDir,
+          '--out',
+          path.join(dir, out),
+        ],
+        env,
+      );
     const first = await timed('reconcile', () => reconcile('reconciliation-1.csv'));
     checks['reconciliation: zero differences'] = first.code === 0 && first.summary.accounts_differing === 0;
 
@@ -219,11 +258,23 @@ async function main(): Promise<number> {
       await send('transactions', files.transactions, 'transactions-2'),
     ]);
     const after = await storedCounts(databaseUrl);
-    checks['second run: nothing added'] = JSON.stringify(before) === JSON.stringify(after) && again.every((r) => r.summary.succeeded === 0);
+    checks['second run: nothing added'] =
+      JSON.stringify(before) === JSON.stringify(after) && again.every((r) => r.summary.succeeded === 0);
     const second = await timed('reconcile after the second run', () => reconcile('reconciliation-2.csv'));
     checks['second reconciliation: zero differences'] = second.code === 0 && second.summary.accounts_differing === 0;
 
-    const report = { sizes, timings, checks, stored: after, summaries: { notes: notes.summary, statements: statements.summary, resumed: resumed.summary, first: first.summary.accounts } };
+    const report = {
+      sizes,
+      timings,
+      checks,
+      stored: after,
+      summaries: {
+        notes: notes.summary,
+        statements: statements.summary,
+        resumed: resumed.summary,
+        first: first.summary.accounts,
+      },
+    };
     writeFileSync(path.join(dir, 'rehearsal.json'), JSON.stringify(report, null, 2) + '\n');
     process.stdout.write(formatReport(sizes, timings, checks, after, dir));
     return Object.values(checks).every(Boolean) ? 0 : 1;
@@ -232,7 +283,13 @@ async function main(): Promise<number> {
   }
 }
 
-function formatReport(sizes: object, timings: Record<string, number>, checks: Record<string, boolean>, stored: object, dir: string): string {
+function formatReport(
+  sizes: object,
+  timings: Record<string, number>,
+  checks: Record<string, boolean>,
+  stored: object,
+  dir: string,
+): string {
   return [
     `rehearsal in ${dir}: ${JSON.stringify(sizes)}`,
     ...Object.entries(timings).map(([step, s]) => `  ${step.padEnd(40)} ${s} s`),

@@ -20,7 +20,10 @@ async function main(): Promise<void> {
     ],
     logger,
   );
-  logger.info({ port: config.PORT, api: config.API_PROCESSES, workers: config.WORKER_PROCESSES }, 'data-import service supervising');
+  logger.info(
+    { port: config.PORT, api: config.API_PROCESSES, workers: config.WORKER_PROCESSES },
+    'data-import service supervising',
+  );
   onShutdown(logger, () => children.stop());
 }
 

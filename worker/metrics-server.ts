@@ -18,7 +18,9 @@ export async function startMetricsServer(metrics: Metrics, port: number, token: 
       return;
     }
     if (!token || !given || !digestsEqual(digest(given), digest(token))) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"Metrics need a token.","code":"not_authenticated"}');
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end('{"detail":"Metrics need a token.","code":"not_authenticated"}');
       return;
     }
     recordBreakerStates(metrics.breakerState);

@@ -3,7 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import { blockingConnection, MAINTENANCE, QUEUE_NAMES, WORKER_LOCK_OPTIONS, type QueuedRequestData } from '../shared/platform/jobs';
+import {
+  blockingConnection,
+  MAINTENANCE,
+  QUEUE_NAMES,
+  WORKER_LOCK_OPTIONS,
+  type QueuedRequestData,
+} from '../shared/platform/jobs';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
@@ -29,7 +35,12 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
     const processor = PROCESSORS[name]!;
     const run = async (job: Job) => {
       const data = job.data as Partial<QueuedRequestData>;
-      const log = deps.logger.child({ queue: name, jobId: job.id, traceId: data.traceId, attempt: job.attemptsMade + 1 });
+      const log = deps.logger.child({
+        queue: name,
+        jobId: job.id,
+        traceId: data.traceId,
+        attempt: job.attemptsMade + 1,
+      });
       const end = metrics.jobDuration.startTimer({ queue: name });
       try {
         const returned = await processor(job, { ...ctx, logger: log });
@@ -42,7 +53,10 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
           throw err;
         }
         const scrubbed = scrubJobError(err);
-        log.warn({ durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (scrubbed as Error).message }, 'job attempt failed');
+        log.warn(
+          { durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (scrubbed as Error).message },
+          'job attempt failed',
+        );
         throw scrubbed;
       }
     };
@@ -62,7 +76,10 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  const maintenance = new Queue(MAINTENANCE.queue, { connection: blockingConnection(deps.config), prefix: deps.config.QUEUE_PREFIX });
+  const maintenance = new Queue(MAINTENANCE.queue, {
+    connection: blockingConnection(deps.config),
+    prefix: deps.config.QUEUE_PREFIX,
+  });
   await schedulePurge(maintenance);
 
   const redis = createRedis(deps.config, 'producer');

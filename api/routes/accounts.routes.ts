@@ -35,7 +35,13 @@ export function accountRoutes({ db, logger, config, streams }: AccountRouteDeps)
     router.get(`/${path}/:supplier/`, holdStreamSlot(streams, organisationOf));
     router.get(`/${path}/:supplier/`, async (req, res) => {
       const { organisationId } = callerOf(req);
-      const list = await openProcessList(db, organisationId, req.params.supplier, filter, config.LIST_STATEMENT_TIMEOUT_MS);
+      const list = await openProcessList(
+        db,
+        organisationId,
+        req.params.supplier,
+        filter,
+        config.LIST_STATEMENT_TIMEOUT_MS,
+      );
       watchWriteProgress(res, config.STREAM_IDLE_TIMEOUT_MS);
       streamJsonArray(res, list.stream, list.release, logger);
     });

@@ -1,7 +1,16 @@
 // Bounds on what one GraphQL document may ask of the token endpoint. The rate limit counts HTTP
 // requests per client address, so a document must not carry many sign-in attempts (aliases,
 // fragments), nor cost much to parse and validate before any attempt is made.
-import { GraphQLError, parse, type ASTNode, type ASTVisitor, type DocumentNode, type Source, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  parse,
+  type ASTNode,
+  type ASTVisitor,
+  type DocumentNode,
+  type Source,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 
 /** The documented mutation is about 150 characters; a client's own formatting fits in 4 KiB. */
 const MAX_DOCUMENT_CHARS = 4096;
@@ -42,7 +51,9 @@ export const maxDepthRule: ValidationRule = (context: ValidationContext): ASTVis
         depth += 1;
         if (depth > MAX_DEPTH && !reported) {
           reported = true;
-          context.reportError(limitError('document_too_deep', `Selections may nest at most ${MAX_DEPTH} levels.`, node));
+          context.reportError(
+            limitError('document_too_deep', `Selections may nest at most ${MAX_DEPTH} levels.`, node),
+          );
         }
       },
       leave() {
@@ -60,7 +71,13 @@ export const singleTokenRequestRule: ValidationRule = (context: ValidationContex
       if (!TOKEN_FIELDS.has(node.name.value)) return;
       seen += 1;
       if (seen === 2) {
-        context.reportError(limitError('too_many_token_requests', 'A document may call obtainToken once; send one request per token.', node));
+        context.reportError(
+          limitError(
+            'too_many_token_requests',
+            'A document may call obtainToken once; send one request per token.',
+            node,
+          ),
+        );
       }
     },
   };

@@ -37,7 +37,10 @@ const ObtainTokenInput = new GraphQLInputObjectType({
 const ObtainToken = new GraphQLObjectType({
   name: 'ObtainToken',
   fields: {
-    token: { type: new GraphQLNonNull(GraphQLString), description: 'Send as `Authorization: Token <token>`. Valid 60 minutes.' },
+    token: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: 'Send as `Authorization: Token <token>`. Valid 60 minutes.',
+    },
     payload: { type: new GraphQLNonNull(GenericScalar), description: 'The decoded claims of the token.' },
     refreshToken: { type: GraphQLString, description: 'Single use; trade it for a new token before it expires.' },
     refreshExpiresIn: { type: GraphQLInt, description: 'Unix timestamp at which the refresh token expires.' },

@@ -46,10 +46,15 @@ export function healthRoutes(deps: HealthDeps): Router {
     ]);
     const names = ['postgres', 'redis', 'workers'] as const;
     const report = Object.fromEntries(
-      checks.map((c, i): [string, string] => [names[i]!, c.status === 'fulfilled' ? 'ok' : (c.reason as Error).message]),
+      checks.map((c, i): [string, string] => [
+        names[i]!,
+        c.status === 'fulfilled' ? 'ok' : (c.reason as Error).message,
+      ]),
     );
     const failing = names.filter((_, i) => checks[i]!.status === 'rejected');
-    res.status(failing.length ? 503 : 200).json({ status: failing.length ? 'unavailable' : 'ready', failing, checks: report });
+    res
+      .status(failing.length ? 503 : 200)
+      .json({ status: failing.length ? 'unavailable' : 'ready', failing, checks: report });
   });
 
   router.get('/metrics', async (req, res) => {

@@ -19,7 +19,10 @@ export function reconciliationRoutes({ db, logger, config, streams }: AccountRou
   const router = Router();
   const path = '/reconciliation/:supplier/';
 
-  router.get(path, holdStreamSlot(streams, (req) => `org:${callerOf(req).organisationId}`));
+  router.get(
+    path,
+    holdStreamSlot(streams, (req) => `org:${callerOf(req).organisationId}`),
+  );
   router.get(path, async (req, res) => {
     const { organisationId } = callerOf(req);
     const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';

@@ -10,6 +10,9 @@ export function staffErrorPages(): ErrorRequestHandler {
     const wantsPage = !req.originalUrl.startsWith('/admin/queues/api/') && req.accepts('html') !== false;
     if (res.headersSent || !(err instanceof AppError) || !wantsPage) return next(err);
     const ctx = req.staff && req.session ? { staff: req.staff, csrfToken: csrfToken(req) } : {};
-    res.status(err.status).type('html').send(errorPage(ctx, err.status, err.message));
+    res
+      .status(err.status)
+      .type('html')
+      .send(errorPage(ctx, err.status, err.message));
   };
 }

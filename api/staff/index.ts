@@ -64,7 +64,8 @@ const boardHeaders = helmet.contentSecurityPolicy({
 
 export function staffRoutes(deps: StaffDeps): Router {
   const c = deps.config;
-  if (usesDevSessionSecret(c)) deps.logger.warn('SESSION_SECRET is the development default: set it outside development');
+  if (usesDevSessionSecret(c))
+    deps.logger.warn('SESSION_SECRET is the development default: set it outside development');
   const router = Router();
 
   router.get(STYLESHEET_PATH, (_req, res) => {

@@ -13,7 +13,8 @@ import type { Config } from '../../shared/platform/config';
 import { loginPage, logoutPage } from './views/login.view';
 
 const HOME: Record<StaffRoleName, string> = { operator: '/admin/queues', support: '/support/' };
-const FAILED = 'Sign-in failed. Check the username and password; if they are right, ask an operator whether your account is active.';
+const FAILED =
+  'Sign-in failed. Check the username and password; if they are right, ask an operator whether your account is active.';
 
 /** Only paths of the staff pages themselves: never another origin (`//evil`) or the API. */
 function safeNext(next: unknown): string | undefined {
@@ -35,7 +36,16 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
   // The form's token lives in a cookie, not a session: no session exists before a sign-in succeeds.
   function showLogin(req: Request, res: Response, status: number, extra: { error?: string; username?: string } = {}) {
     const token = issueLoginToken(req, res, csrf);
-    res.status(status).type('html').send(loginPage({ csrfToken: token, next: safeNext((req.body as { next?: unknown } | undefined)?.next ?? req.query.next), ...extra }));
+    res
+      .status(status)
+      .type('html')
+      .send(
+        loginPage({
+          csrfToken: token,
+          next: safeNext((req.body as { next?: unknown } | undefined)?.next ?? req.query.next),
+          ...extra,
+        }),
+      );
   }
 
   const tooMany = (req: Request, res: Response) =>
@@ -43,7 +53,11 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
   const limits = [
     loginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perMinute: c.STAFF_LOGIN_RATE_LIMIT_PER_MINUTE }, tooMany),
     form,
-    userLoginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perHour: c.STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR }, tooMany),
+    userLoginRateLimit(
+      deps.redis,
+      { prefix: c.QUEUE_PREFIX, perHour: c.STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR },
+      tooMany,
+    ),
   ];
 
   router.get('/login', (req, res) => {
@@ -66,7 +80,10 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
     }
     if (!staff) {
       deps.logger.warn({ ip: req.ip }, 'staff sign-in failed');
-      return showLogin(req, res, 401, { error: FAILED, username: typeof body.username === 'string' ? body.username : undefined });
+      return showLogin(req, res, 401, {
+        error: FAILED,
+        username: typeof body.username === 'string' ? body.username : undefined,
+      });
     }
     await startStaffSession(req, staff, now());
     deps.logger.info({ staff: staff.username, role: staff.role }, 'staff signed in');
@@ -85,7 +102,12 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
     deps.logger.info({ staff: req.staff?.username }, 'staff signed out');
     await endStaffSession(req);
     // Same attributes as the cookie itself: browsers ignore a __Host- cookie's removal without Secure.
-    res.clearCookie(sessionCookieName(c), { path: '/', httpOnly: true, sameSite: 'lax', secure: c.STAFF_COOKIE_SECURE === 'true' || req.secure });
+    res.clearCookie(sessionCookieName(c), {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: c.STAFF_COOKIE_SECURE === 'true' || req.secure,
+    });
     res.redirect(303, '/login');
   });
 

@@ -54,9 +54,14 @@ function guardActions(logger: Logger): RequestHandler {
       throw new AppError(403, 'staff_role_forbidden', 'Support staff see the queues read-only; ask an operator.');
     }
     if (access === 'action_forbidden') {
-      throw new AppError(403, 'staff_action_forbidden', 'This dashboard action is not allowed here: only retry, promote, clean, pause and resume.');
+      throw new AppError(
+        403,
+        'staff_action_forbidden',
+        'This dashboard action is not allowed here: only retry, promote, clean, pause and resume.',
+      );
     }
-    if (access === 'allowed') logger.info({ staff: staff.username, action: `${req.method} ${req.path}` }, 'staff queue action');
+    if (access === 'allowed')
+      logger.info({ staff: staff.username, action: `${req.method} ${req.path}` }, 'staff queue action');
     next();
   };
 }

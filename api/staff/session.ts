@@ -66,7 +66,8 @@ export function loadStaff(deps: SessionDeps, c: Settings): RequestHandler {
     const s = req.session.staff;
     if (!s) return next();
     const now = (deps.now ?? (() => new Date()))().getTime();
-    const expired = now - s.signedInAt > c.STAFF_SESSION_MAX_SECONDS * 1000 || now - s.seenAt > c.STAFF_SESSION_IDLE_SECONDS * 1000;
+    const expired =
+      now - s.signedInAt > c.STAFF_SESSION_MAX_SECONDS * 1000 || now - s.seenAt > c.STAFF_SESSION_IDLE_SECONDS * 1000;
     const staff = expired ? undefined : await findSessionStaff(deps.db, s.id, s.generation);
     if (!staff) {
       await regenerate(req);

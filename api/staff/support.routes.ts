@@ -7,7 +7,13 @@ import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { csvRow } from '../../shared/staff/csv';
-import { accountsPage, findAccount, listSuppliers, openAccountsCsv, supplierOverview } from '../../shared/staff/support.use-cases';
+import {
+  accountsPage,
+  findAccount,
+  listSuppliers,
+  openAccountsCsv,
+  supplierOverview,
+} from '../../shared/staff/support.use-cases';
 import { holdStreamSlot, watchWriteProgress, type StreamSlots } from '../streaming';
 import { csrfToken } from './csrf';
 import { staffOf } from './session';
@@ -33,7 +39,10 @@ export function supportRoutes(deps: { db: Database; logger: Logger; config: Conf
 
   router.get('/support/suppliers/:code/account', async (req, res) => {
     const result = await findAccount(db, req.params.code, req.query);
-    res.status(result.found ? 200 : 404).type('html').send(accountPage(ctx(req), result));
+    res
+      .status(result.found ? 200 : 404)
+      .type('html')
+      .send(accountPage(ctx(req), result));
   });
 
   // A download holds a database connection throughout: staff users share the API's stream slots, each

@@ -84,12 +84,17 @@ export async function generateFiles(dir: string, sizes: Sizes): Promise<Rehearsa
       () => JSON.stringify({ ...t, external_account_number: 'R-NOT-IMPORTED' }),
       () => JSON.stringify({ ...t, transaction_date: '2024-02-30' }),
     ];
-    return faults[(n / sizes.invalidEvery) % faults.length | 0]!();
+    return faults[((n / sizes.invalidEvery) % faults.length) | 0]!();
   });
 
   const notes = path.join(dir, 'notes.ndjson');
   await writeLines(notes, sizes.notes, (n) => {
-    const note = { import_supplier: SUPPLIER, external_account_number: account(n, sizes.notes), body: `Migrated note ${n}`, created_at: '2024-05-01T10:00:00Z' };
+    const note = {
+      import_supplier: SUPPLIER,
+      external_account_number: account(n, sizes.notes),
+      body: `Migrated note ${n}`,
+      created_at: '2024-05-01T10:00:00Z',
+    };
     if (!isInvalid(n, sizes.invalidEvery)) return JSON.stringify(note);
     invalid.notes.push(n);
     return n % 2 ? JSON.stringify({ ...note, body: undefined }) : JSON.stringify({ ...note, created_at: 'yesterday' });
@@ -101,10 +106,19 @@ export async function generateFiles(dir: string, sizes: Sizes): Promise<Rehearsa
     statements,
     sizes.statements,
     (n) => {
-      const cells = [SUPPLIER, account(n, sizes.statements), `ST-${n}`, '2024-01-01', '2024-01-31', String(1000 + (n % 5000))];
+      const cells = [
+        SUPPLIER,
+        account(n, sizes.statements),
+        `ST-${n}`,
+        '2024-01-01',
+        '2024-01-31',
+        String(1000 + (n % 5000)),
+      ];
       if (!isInvalid(n, sizes.invalidEvery)) return cells.join(',');
       invalid.statements.push(n + 1);
-      return n % 2 ? [...cells.slice(0, 3), '2024-02-01', '2024-01-31', cells[5]].join(',') : [...cells.slice(0, 2), '', ...cells.slice(3)].join(',');
+      return n % 2
+        ? [...cells.slice(0, 3), '2024-02-01', '2024-01-31', cells[5]].join(',')
+        : [...cells.slice(0, 2), '', ...cells.slice(3)].join(',');
     },
     'import_supplier,external_account_number,statement_id,bill_period_from_date,bill_period_to_date,gross_amount',
   );

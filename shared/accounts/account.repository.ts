@@ -27,7 +27,11 @@ export async function findProcessStatus(
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<ProcessStatusRow | undefined> {
-  const { rows } = await db.query<ProcessStatusRow>(FIND_PROCESS_STATUS, [organisationId, supplierCode, externalAccountNumber]);
+  const { rows } = await db.query<ProcessStatusRow>(FIND_PROCESS_STATUS, [
+    organisationId,
+    supplierCode,
+    externalAccountNumber,
+  ]);
   return rows[0];
 }
 
@@ -102,7 +106,12 @@ export interface ProcessListRow {
  * Streams the supplier's processes in external-account-number order from a bounded server-side cursor
  * (shared/platform/cursor.ts); `timeoutMs` bounds each fetch and the whole stream.
  */
-export function streamProcessList(pool: Pool, supplierCode: string, filter: ProcessListFilter, timeoutMs: number): Promise<OpenCursor> {
+export function streamProcessList(
+  pool: Pool,
+  supplierCode: string,
+  filter: ProcessListFilter,
+  timeoutMs: number,
+): Promise<OpenCursor> {
   return openBoundedCursor(
     pool,
     `SELECT p.external_account_number,

@@ -21,7 +21,9 @@ export async function getTransferStatus(
 ): Promise<{ status: TransferStatus; platform_account_number: string }> {
   // Path segments arrive decoded: a NUL (%00) would make PostgreSQL refuse the query, not miss the row.
   const storable = isStorableText(supplierCode) && isStorableText(externalAccountNumber);
-  const row = storable ? await repo.findProcessStatus(db.pool, organisationId, supplierCode, externalAccountNumber) : undefined;
+  const row = storable
+    ? await repo.findProcessStatus(db.pool, organisationId, supplierCode, externalAccountNumber)
+    : undefined;
   if (!row) {
     throw new NotFoundError(
       'account_not_found',

@@ -50,7 +50,16 @@ export async function applyAccountFile(
   opts: AccountFileOptions = {},
 ): Promise<AccountFileReport> {
   const started = performance.now();
-  const report: AccountFileReport = { file, format, accounts: 0, created: 0, updated: 0, unchanged: 0, chunks: 0, seconds: 0 };
+  const report: AccountFileReport = {
+    file,
+    format,
+    accounts: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    chunks: 0,
+    seconds: 0,
+  };
   const size = opts.chunkSize ?? DEFAULT_CHUNK;
   let chunk: FileRecord[] = [];
   const flush = async () => {
@@ -81,9 +90,11 @@ function parseChunk(records: FileRecord[], state: AccountSpecT['state'] | undefi
     const withState = state === undefined ? record : withCommandState(record, state, line, errors);
     const parsed = AccountSpec.safeParse(withState, { reportInput: true });
     if (parsed.success) items.push({ line, a: parsed.data });
-    else errors.push(...parsed.error.issues.map(issueToFieldError).map((e) => ({ ...e, attr: `line ${line}.${e.attr}` })));
+    else
+      errors.push(...parsed.error.issues.map(issueToFieldError).map((e) => ({ ...e, attr: `line ${line}.${e.attr}` })));
   }
-  if (errors.length > 0) throw new ValidationError(errors.slice(0, MAX_REPORTED_ERRORS), `${errors[0]!.attr}: ${errors[0]!.detail}`);
+  if (errors.length > 0)
+    throw new ValidationError(errors.slice(0, MAX_REPORTED_ERRORS), `${errors[0]!.attr}: ${errors[0]!.detail}`);
   return items;
 }
 
@@ -91,7 +102,11 @@ function withCommandState(record: unknown, state: AccountSpecT['state'], line: n
   if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
   const given = (record as { state?: unknown }).state;
   if (given !== undefined && given !== state) {
-    errors.push({ attr: `line ${line}.state`, code: 'invalid_choice', detail: `This command sets state "${state}"; the line says "${typeof given === 'string' ? given : JSON.stringify(given)}".` });
+    errors.push({
+      attr: `line ${line}.state`,
+      code: 'invalid_choice',
+      detail: `This command sets state "${state}"; the line says "${typeof given === 'string' ? given : JSON.stringify(given)}".`,
+    });
   }
   return { ...record, state };
 }
@@ -101,7 +116,10 @@ async function applyChunk(db: Database, items: Item[]): Promise<Counts> {
     async (tx) => {
       const firstLine = new Map<string, number>();
       for (const { line, a } of items) if (!firstLine.has(a.import_supplier)) firstLine.set(a.import_supplier, line);
-      await checkSupplierReferences(tx, [...firstLine].map(([code, line]) => ({ code, attr: `line ${line}.import_supplier` })));
+      await checkSupplierReferences(
+        tx,
+        [...firstLine].map(([code, line]) => ({ code, attr: `line ${line}.import_supplier` })),
+      );
       return applyItems(tx, items);
     },
     { timeout: 120_000, maxWait: 10_000 },
@@ -120,7 +138,10 @@ async function applyItems(tx: DbClient, items: Item[]): Promise<Counts> {
     (seen.has(key) ? one : first).push(item);
     seen.add(key);
   }
-  const existing = await bulk.lockExistingAccounts(sql, first.map((i) => ({ s: i.a.import_supplier, e: i.a.external_account_number })));
+  const existing = await bulk.lockExistingAccounts(
+    sql,
+    first.map((i) => ({ s: i.a.import_supplier, e: i.a.external_account_number })),
+  );
   const restate: Item[] = [];
   const create: Item[] = [];
   for (const item of first) {
@@ -131,7 +152,14 @@ async function applyItems(tx: DbClient, items: Item[]): Promise<Counts> {
     else (verdict === 'create' ? create : restate).push(item);
     if (verdict === 'restate') counts[found ? 'updated' : 'created'] += 1;
   }
-  const ids = await bulk.upsertProcesses(sql, [...restate, ...create].map(({ a }) => ({ s: a.import_supplier, e: a.external_account_number, state: STATE[a.state] })));
+  const ids = await bulk.upsertProcesses(
+    sql,
+    [...restate, ...create].map(({ a }) => ({
+      s: a.import_supplier,
+      e: a.external_account_number,
+      state: STATE[a.state],
+    })),
+  );
   await createAccounts(tx, create, ids);
   counts.created += create.length;
   for (const item of one.sort((x, y) => x.line - y.line)) {
@@ -142,20 +170,40 @@ async function applyItems(tx: DbClient, items: Item[]): Promise<Counts> {
 }
 
 /** What one record does to its account; refusals are the one-account rules' (upsertAccount). */
-function decide({ line, a }: Item, found: bulk.ExistingAccount | undefined): 'unchanged' | 'restate' | 'create' | 'one' {
+function decide(
+  { line, a }: Item,
+  found: bulk.ExistingAccount | undefined,
+): 'unchanged' | 'restate' | 'create' | 'one' {
   if (found?.accountId != null) {
-    if (a.state !== 'imported') throw lineError(line, 'account_already_imported', 'An imported account cannot go back to an earlier state.', 'state');
+    if (a.state !== 'imported')
+      throw lineError(
+        line,
+        'account_already_imported',
+        'An imported account cannot go back to an earlier state.',
+        'state',
+      );
     if (a.platform_account_number !== undefined && a.platform_account_number !== found.platformAccountNumber) {
-      throw lineError(line, 'platform_account_number_mismatch', `The account is already imported as ${found.platformAccountNumber}.`, 'platform_account_number');
+      throw lineError(
+        line,
+        'platform_account_number_mismatch',
+        `The account is already imported as ${found.platformAccountNumber}.`,
+        'platform_account_number',
+      );
     }
     if (a.account_created_at !== undefined && a.account_created_at.getTime() !== found.createdAt?.getTime()) {
-      throw lineError(line, 'account_created_at_mismatch', 'The account creation time cannot change.', 'account_created_at');
+      throw lineError(
+        line,
+        'account_created_at_mismatch',
+        'The account creation time cannot change.',
+        'account_created_at',
+      );
     }
     return a.open_statement_from !== undefined && a.open_statement_from !== found.openFrom ? 'one' : 'unchanged';
   }
   if (a.state === 'imported') return 'create';
   for (const field of ['platform_account_number', 'account_created_at', 'open_statement_from'] as const) {
-    if (a[field] !== undefined) throw lineError(line, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`, field);
+    if (a[field] !== undefined)
+      throw lineError(line, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`, field);
   }
   return found?.state === STATE[a.state] ? 'unchanged' : 'restate';
 }
@@ -163,11 +211,19 @@ function decide({ line, a }: Item, found: bulk.ExistingAccount | undefined): 'un
 async function createAccounts(tx: DbClient, create: Item[], ids: Map<string, number>): Promise<void> {
   const sql = asSql(tx);
   const given = create.flatMap((i) => (i.a.platform_account_number === undefined ? [] : [i]));
-  const taken = await bulk.takenPlatformAccountNumbers(sql, given.map((i) => i.a.platform_account_number!));
+  const taken = await bulk.takenPlatformAccountNumbers(
+    sql,
+    given.map((i) => i.a.platform_account_number!),
+  );
   const used = new Set<string>();
   for (const { line, a } of given) {
     if (taken.has(a.platform_account_number!) || used.has(a.platform_account_number!)) {
-      throw lineError(line, 'platform_account_number_in_use', `${a.platform_account_number} is already the number of another account.`, 'platform_account_number');
+      throw lineError(
+        line,
+        'platform_account_number_in_use',
+        `${a.platform_account_number} is already the number of another account.`,
+        'platform_account_number',
+      );
     }
     used.add(a.platform_account_number!);
   }
@@ -215,6 +271,10 @@ async function atLine<T>(line: number, step: () => Promise<T>): Promise<T> {
     return await step();
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    throw new ValidationError(err.errors.map((e) => ({ ...e, attr: `line ${line}.${e.attr}` })), err.message, err.code);
+    throw new ValidationError(
+      err.errors.map((e) => ({ ...e, attr: `line ${line}.${e.attr}` })),
+      err.message,
+      err.code,
+    );
   }
 }

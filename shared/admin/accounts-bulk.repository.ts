@@ -17,7 +17,10 @@ export interface ExistingAccount {
 export const accountKey = (supplier: string, external: string) => JSON.stringify([supplier, external]);
 
 /** The chunk's accounts that exist, locked until the transaction ends (two loads of one file cannot interleave). */
-export async function lockExistingAccounts(db: Sql, keys: { s: string; e: string }[]): Promise<Map<string, ExistingAccount>> {
+export async function lockExistingAccounts(
+  db: Sql,
+  keys: { s: string; e: string }[],
+): Promise<Map<string, ExistingAccount>> {
   const { rows } = await db.query<{
     s: string;
     e: string;
@@ -54,7 +57,10 @@ export async function lockExistingAccounts(db: Sql, keys: { s: string; e: string
 }
 
 /** Inserts or re-states processes; returns their ids by key. */
-export async function upsertProcesses(db: Sql, rows: { s: string; e: string; state: string }[]): Promise<Map<string, number>> {
+export async function upsertProcesses(
+  db: Sql,
+  rows: { s: string; e: string; state: string }[],
+): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
   const { rows: saved } = await db.query<{ id: number; s: string; e: string }>(
     `INSERT INTO account_import_processes (supplier_code, external_account_number, state)
@@ -91,7 +97,12 @@ export async function insertAccounts(
      SELECT a.id, r.open_from, true FROM a JOIN r ON r.process_id = a.process_id`,
     [
       JSON.stringify(
-        rows.map((r) => ({ process_id: r.processId, n: r.platformAccountNumber, created_at: r.createdAt, open_from: r.openFrom })),
+        rows.map((r) => ({
+          process_id: r.processId,
+          n: r.platformAccountNumber,
+          created_at: r.createdAt,
+          open_from: r.openFrom,
+        })),
       ),
     ],
   );

@@ -87,7 +87,12 @@ export async function openStatementPeriod(db: DbClient, accountId: number, start
 }
 
 /** Closes the open period the day before `startsOn` and opens a new one from `startsOn`. */
-export async function rollStatementPeriod(db: DbClient, periodId: number, accountId: number, startsOn: Date): Promise<void> {
+export async function rollStatementPeriod(
+  db: DbClient,
+  periodId: number,
+  accountId: number,
+  startsOn: Date,
+): Promise<void> {
   const dayBefore = new Date(startsOn.getTime() - 86_400_000);
   await db.statementPeriod.update({ where: { id: periodId }, data: { isOpen: false, endsOn: dayBefore } });
   await openStatementPeriod(db, accountId, startsOn);

@@ -30,14 +30,31 @@ export interface AccountSummary {
  */
 export async function upsertAccount(tx: DbClient, a: AccountSpecT): Promise<AccountSummary> {
   const existing = await repo.findProcess(tx, a.import_supplier, a.external_account_number);
-  const summary = { import_supplier: a.import_supplier, external_account_number: a.external_account_number, state: a.state };
+  const summary = {
+    import_supplier: a.import_supplier,
+    external_account_number: a.external_account_number,
+    state: a.state,
+  };
   if (a.state !== 'imported') {
     if (existing?.account) {
-      throw ValidationError.single('state', 'account_already_imported', 'An imported account cannot go back to an earlier state.');
+      throw ValidationError.single(
+        'state',
+        'account_already_imported',
+        'An imported account cannot go back to an earlier state.',
+      );
     }
-    for (const field of ['platform_account_number', 'account_created_at', 'open_statement_from', 'stripe_customer'] as const) {
+    for (const field of [
+      'platform_account_number',
+      'account_created_at',
+      'open_statement_from',
+      'stripe_customer',
+    ] as const) {
       if (a[field] !== undefined) {
-        throw ValidationError.single(field, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`);
+        throw ValidationError.single(
+          field,
+          'only_for_imported_accounts',
+          `${field} is only allowed with state "imported".`,
+        );
       }
     }
     await repo.upsertProcess(tx, a.import_supplier, a.external_account_number, STATE[a.state]);
@@ -52,7 +69,10 @@ export async function upsertAccount(tx: DbClient, a: AccountSpecT): Promise<Acco
 
 async function createAccount(tx: DbClient, processId: number, a: AccountSpecT): Promise<string> {
   const createdAt = a.account_created_at ?? new Date();
-  if (a.platform_account_number !== undefined && (await repo.isPlatformAccountNumberTaken(tx, a.platform_account_number))) {
+  if (
+    a.platform_account_number !== undefined &&
+    (await repo.isPlatformAccountNumberTaken(tx, a.platform_account_number))
+  ) {
     throw ValidationError.single(
       'platform_account_number',
       'platform_account_number_in_use',
@@ -60,7 +80,12 @@ async function createAccount(tx: DbClient, processId: number, a: AccountSpecT): 
     );
   }
   const platformAccountNumber = a.platform_account_number ?? (await freePlatformAccountNumber(tx));
-  const accountId = await repo.insertAccount(tx, { processId, platformAccountNumber, createdAt, stripeCustomerId: a.stripe_customer ?? null });
+  const accountId = await repo.insertAccount(tx, {
+    processId,
+    platformAccountNumber,
+    createdAt,
+    stripeCustomerId: a.stripe_customer ?? null,
+  });
   await repo.openStatementPeriod(tx, accountId, midnightUtc(a.open_statement_from ?? day(createdAt)));
   return platformAccountNumber;
 }
@@ -85,7 +110,8 @@ async function reconcileAccount(
       `The account was created at ${formatDateTime(account.createdAt)}; that cannot change.`,
     );
   }
-  if (a.open_statement_from !== undefined) await moveOpenStatementPeriod(tx, account.id, midnightUtc(a.open_statement_from));
+  if (a.open_statement_from !== undefined)
+    await moveOpenStatementPeriod(tx, account.id, midnightUtc(a.open_statement_from));
   // The recorded customer may be set or corrected later (instructions already stored are not re-checked).
   if (a.stripe_customer !== undefined) await repo.recordStripeCustomer(tx, account.id, a.stripe_customer);
   return account.platformAccountNumber;
@@ -129,7 +155,10 @@ export async function showAccount(db: Database, input: unknown) {
   const ref = parseOrThrow(AccountRef, input);
   const p = await repo.findProcessDetail(db.prisma, ref.import_supplier, ref.external_account_number);
   if (!p) {
-    throw new NotFoundError('account_not_found', 'No account import process for this import supplier and external account number.');
+    throw new NotFoundError(
+      'account_not_found',
+      'No account import process for this import supplier and external account number.',
+    );
   }
   const account = p.account;
   return {

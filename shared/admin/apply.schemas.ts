@@ -31,14 +31,20 @@ export const DocumentRoot = z
   .refine(
     // An empty root is reported once, by min(1), as `blank`.
     (root) => root === '' || DocumentPath.safeParse(root).success,
-    withCode('invalid_document_path', 'A document root is a relative path: no leading "/", no ".", ".." or empty segments.'),
+    withCode(
+      'invalid_document_path',
+      'A document root is a relative path: no leading "/", no ".", ".." or empty segments.',
+    ),
   );
 
 // Written out rather than `.min()`: the generic mapping reports every too-short string as `blank`.
 const ApiKeyValue = z
   .string()
   .max(256)
-  .refine((k) => k.length >= API_KEY_MIN_LENGTH, withCode('min_length', `API keys have at least ${API_KEY_MIN_LENGTH} characters.`));
+  .refine(
+    (k) => k.length >= API_KEY_MIN_LENGTH,
+    withCode('min_length', `API keys have at least ${API_KEY_MIN_LENGTH} characters.`),
+  );
 
 export const OrganisationName = z.string().min(1).max(200);
 export const ExternalAccountNumber = z.string().min(1).max(128);
@@ -86,7 +92,10 @@ const RateSpec = z
   })
   .refine((r) => r.valid_to === undefined || r.valid_to > r.valid_from, {
     path: ['valid_to'],
-    ...withCode('start_date_later_than_end_date', 'valid_to (the first day the rate no longer applies) must be after valid_from.'),
+    ...withCode(
+      'start_date_later_than_end_date',
+      'valid_to (the first day the rate no longer applies) must be after valid_from.',
+    ),
   });
 
 const ProductSpec = z
@@ -104,7 +113,9 @@ const ProductSpec = z
   });
 
 /** Index of the first rate whose validity overlaps an earlier one of the same band; undefined if none. */
-function findOverlappingRates(rates: { rate_band: string; valid_from: string; valid_to?: string }[]): number | undefined {
+function findOverlappingRates(
+  rates: { rate_band: string; valid_from: string; valid_to?: string }[],
+): number | undefined {
   const index = rates.findIndex((r, i) =>
     rates
       .slice(0, i)

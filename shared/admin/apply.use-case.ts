@@ -33,7 +33,11 @@ export async function applyJsonFile(db: Database, path: string): Promise<ApplyRe
   try {
     input = JSON.parse(text);
   } catch (err) {
-    throw ValidationError.single('non_field_errors', 'parse_error', `${path} is not valid JSON: ${(err as Error).message}`);
+    throw ValidationError.single(
+      'non_field_errors',
+      'parse_error',
+      `${path} is not valid JSON: ${(err as Error).message}`,
+    );
   }
   return applyFile(db, input);
 }
@@ -66,7 +70,9 @@ export async function applyFile(db: Database, input: unknown): Promise<ApplyRepo
 
 function referencesOf(file: ApplyFileSpec): { code: string; attr: string }[] {
   return [
-    ...file.organisations.flatMap((o, i) => (o.suppliers ?? []).map((code, j) => ({ code, attr: `organisations.${i}.suppliers.${j}` }))),
+    ...file.organisations.flatMap((o, i) =>
+      (o.suppliers ?? []).map((code, j) => ({ code, attr: `organisations.${i}.suppliers.${j}` })),
+    ),
     ...file.accounts.map((a, i) => ({ code: a.import_supplier, attr: `accounts.${i}.import_supplier` })),
   ];
 }
@@ -87,7 +93,10 @@ async function at<T>(prefix: string, step: () => Promise<T>): Promise<T> {
  * `api_key` is added unless it is already this organisation's; without one, a key is generated only
  * when the organisation has no active key.
  */
-async function applyOrganisation(tx: DbClient, o: ApplyFileSpec['organisations'][number]): Promise<ApplyReport['organisations'][number]> {
+async function applyOrganisation(
+  tx: DbClient,
+  o: ApplyFileSpec['organisations'][number],
+): Promise<ApplyReport['organisations'][number]> {
   const id = await orgRepo.upsertOrganisation(tx, o.name);
   if (o.suppliers) await orgRepo.setOrganisationSuppliers(tx, id, [...new Set(o.suppliers)]);
   if (o.api_key) {

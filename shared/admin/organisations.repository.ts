@@ -19,7 +19,11 @@ export async function listOrganisations(db: DbClient) {
 
 /** Inserts the organisation unless the name is taken; its id, or undefined when it existed. */
 export async function insertOrganisationIfAbsent(db: DbClient, name: string): Promise<number | undefined> {
-  const rows = await db.organisation.createManyAndReturn({ data: [{ name }], skipDuplicates: true, select: { id: true } });
+  const rows = await db.organisation.createManyAndReturn({
+    data: [{ name }],
+    skipDuplicates: true,
+    select: { id: true },
+  });
   return rows[0]?.id;
 }
 
@@ -35,7 +39,11 @@ export async function addOrganisationSuppliers(db: DbClient, organisationId: num
   });
 }
 
-export async function removeOrganisationSuppliers(db: DbClient, organisationId: number, codes: string[]): Promise<void> {
+export async function removeOrganisationSuppliers(
+  db: DbClient,
+  organisationId: number,
+  codes: string[],
+): Promise<void> {
   await db.organisationSupplier.deleteMany({ where: { organisationId, supplierCode: { in: codes } } });
 }
 
@@ -66,7 +74,10 @@ export async function countActiveApiKeys(db: DbClient, organisationId: number): 
   return db.apiKey.count({ where: { organisationId, revokedAt: null } });
 }
 
-export async function insertApiKey(db: DbClient, k: { organisationId: number; prefix: string; hash: string; label?: string }) {
+export async function insertApiKey(
+  db: DbClient,
+  k: { organisationId: number; prefix: string; hash: string; label?: string },
+) {
   return db.apiKey.create({ data: k, select: API_KEY });
 }
 

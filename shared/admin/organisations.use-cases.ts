@@ -48,7 +48,8 @@ export async function createOrganisation(db: Database, input: unknown) {
   return db.prisma.$transaction(async (tx) => {
     await checkSupplierReferences(tx, referencesOf(o.suppliers));
     const id = await repo.insertOrganisationIfAbsent(tx, o.name);
-    if (id === undefined) throw new ConflictError('organisation_already_exists', `Organisation "${o.name}" already exists.`);
+    if (id === undefined)
+      throw new ConflictError('organisation_already_exists', `Organisation "${o.name}" already exists.`);
     await repo.addOrganisationSuppliers(tx, id, o.suppliers);
     const key = await issueApiKey(tx, id, o.label);
     return { ...organisationView(await findOrganisation(tx, o.name)), api_key_id: key.id, api_key: key.api_key };

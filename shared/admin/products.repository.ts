@@ -30,7 +30,12 @@ export async function replaceProduct(db: DbClient, code: string, rates: RateFiel
     current.every((c, i) => {
       const r = rates[i]!;
       const validTo = r.validTo === null ? null : day(r.validTo).getTime();
-      return c.rateBand === r.rateBand && c.pricePerUnit.eq(r.pricePerUnit) && c.validFrom.getTime() === day(r.validFrom).getTime() && (c.validTo?.getTime() ?? null) === validTo;
+      return (
+        c.rateBand === r.rateBand &&
+        c.pricePerUnit.eq(r.pricePerUnit) &&
+        c.validFrom.getTime() === day(r.validFrom).getTime() &&
+        (c.validTo?.getTime() ?? null) === validTo
+      );
     });
   if (same) return;
   await db.productRate.deleteMany({ where: { productCode: code } });

@@ -34,7 +34,8 @@ async function* readNdjson(path: string): AsyncIterable<FileRecord> {
   for await (const text of lines) {
     line += 1;
     if (text.trim() === '') continue;
-    if (text.length > MAX_RECORD_CHARS) throw lineError(line, 'max_length', `The line is longer than ${MAX_RECORD_CHARS} characters.`);
+    if (text.length > MAX_RECORD_CHARS)
+      throw lineError(line, 'max_length', `The line is longer than ${MAX_RECORD_CHARS} characters.`);
     let record: unknown;
     try {
       record = JSON.parse(text);
@@ -48,10 +49,20 @@ async function* readNdjson(path: string): AsyncIterable<FileRecord> {
 /** Header names the fields; an empty cell is an absent field (CSV cannot tell "" from nothing). */
 async function* readCsv(path: string): AsyncIterable<FileRecord> {
   const parser = createReadStream(path).pipe(
-    parse({ columns: true, bom: true, skip_empty_lines: true, max_record_size: MAX_RECORD_CHARS, info: true, trim: true }),
+    parse({
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+      max_record_size: MAX_RECORD_CHARS,
+      info: true,
+      trim: true,
+    }),
   );
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: Record<string, string>;
+      info: { lines: number };
+    }>) {
       yield { line: info.lines, record: Object.fromEntries(Object.entries(record).filter(([, v]) => v !== '')) };
     }
   } catch (err) {

@@ -8,7 +8,14 @@ export interface SupplierFields {
   sendEmails: boolean;
 }
 
-const SUPPLIER = { code: true, status: true, documentRoot: true, sendEmails: true, createdAt: true, updatedAt: true } as const;
+const SUPPLIER = {
+  code: true,
+  status: true,
+  documentRoot: true,
+  sendEmails: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
 export async function findSupplier(db: DbClient, code: string) {
   return db.importSupplier.findUnique({ where: { code }, select: SUPPLIER });

@@ -30,7 +30,8 @@ export async function createSupplier(db: Database, input: unknown) {
       documentRoot: s.document_root,
       sendEmails: s.send_emails,
     });
-    if (!created) throw new ConflictError('import_supplier_already_exists', `Import supplier ${s.code} already exists.`);
+    if (!created)
+      throw new ConflictError('import_supplier_already_exists', `Import supplier ${s.code} already exists.`);
     return supplierView((await repo.findSupplier(tx, s.code))!);
   });
 }
@@ -79,7 +80,9 @@ export async function upsertSupplier(tx: DbClient, s: SupplierSpecT): Promise<vo
 
 async function saveChanges(tx: DbClient, current: SupplierRow, next: repo.SupplierFields): Promise<SupplierRow> {
   const changed =
-    current.status !== next.status || current.documentRoot !== next.documentRoot || current.sendEmails !== next.sendEmails;
+    current.status !== next.status ||
+    current.documentRoot !== next.documentRoot ||
+    current.sendEmails !== next.sendEmails;
   return changed ? repo.updateSupplier(tx, current.code, next) : current;
 }
 
@@ -93,7 +96,11 @@ export async function checkSupplierReferences(
   const missing = references.filter((r) => !declared.has(r.code) && !existing.has(r.code));
   if (missing.length > 0) {
     throw new ValidationError(
-      missing.map((m) => ({ attr: m.attr, code: 'import_supplier_not_found', detail: `Unknown import supplier "${m.code}".` })),
+      missing.map((m) => ({
+        attr: m.attr,
+        code: 'import_supplier_not_found',
+        detail: `Unknown import supplier "${m.code}".`,
+      })),
       `Unknown import supplier "${missing[0]!.code}".`,
       'import_supplier_not_found',
     );

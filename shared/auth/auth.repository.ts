@@ -19,7 +19,9 @@ export async function lockActiveApiKeyByDigest(db: DbClient, hash: string) {
 
 /** Whether the key is still active, locking it against revocation until the transaction ends. */
 export async function lockActiveApiKey(db: DbClient, id: number): Promise<boolean> {
-  const rows = await db.$queryRaw<{ id: number }[]>`SELECT id FROM api_keys WHERE id = ${id} AND revoked_at IS NULL FOR NO KEY UPDATE`;
+  const rows = await db.$queryRaw<
+    { id: number }[]
+  >`SELECT id FROM api_keys WHERE id = ${id} AND revoked_at IS NULL FOR NO KEY UPDATE`;
   return rows.length === 1;
 }
 

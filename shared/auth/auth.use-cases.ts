@@ -49,7 +49,9 @@ export async function obtainTokenWithApiKey(deps: AuthDeps, apiKey: string): Pro
 
 export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: string): Promise<IssuedTokens> {
   const now = clock(deps);
-  type Outcome = { error: 'invalid_refresh_token' | 'refresh_token_reused' | 'refresh_token_expired' } | { error: null; tokens: IssuedTokens };
+  type Outcome =
+    | { error: 'invalid_refresh_token' | 'refresh_token_reused' | 'refresh_token_expired' }
+    | { error: null; tokens: IssuedTokens };
   // The successor is stored in the transaction that spends its parent: a concurrent reuse of the
   // parent waits on the row lock, then revokes the family with the successor already in it. The key
   // row is locked first, as revokeApiKey locks it, so the two never deadlock.
@@ -98,7 +100,12 @@ async function storeRefreshToken(
 ): Promise<StoredRefreshToken> {
   const refreshToken = generateRefreshToken();
   const refreshExpiresIn = Math.floor(now.getTime() / 1000) + deps.refreshTtlSeconds;
-  await repo.insertRefreshToken(db, { ...origin, family, hash: digest(refreshToken), expiresAt: new Date(refreshExpiresIn * 1000) });
+  await repo.insertRefreshToken(db, {
+    ...origin,
+    family,
+    hash: digest(refreshToken),
+    expiresAt: new Date(refreshExpiresIn * 1000),
+  });
   return { refreshToken, refreshExpiresIn };
 }
 

@@ -1,7 +1,13 @@
 // Shapes of POST /v1/data-import/notes/create/ (spec "Note"; contract §1 for required-ness and the
 // domain codes). Unknown fields are stripped, never stored.
 import { z } from 'zod';
-import { ACCOUNT_ALIAS_WHEN, AliasedAccountReference, checkAccountNumberAlias, DocumentPath, IsoDateTime } from '../platform/fields';
+import {
+  ACCOUNT_ALIAS_WHEN,
+  AliasedAccountReference,
+  checkAccountNumberAlias,
+  DocumentPath,
+  IsoDateTime,
+} from '../platform/fields';
 
 export const NoteDocument = z.object({ document_path: DocumentPath });
 

@@ -15,7 +15,11 @@ export interface NoteDeps {
 // Bounds each statement of the write (the lock wait included).
 const STATEMENT_TIMEOUT_MS = 15_000;
 
-export async function createNotes(deps: NoteDeps, organisationId: number, request: NotesRequest): Promise<NoteResult[]> {
+export async function createNotes(
+  deps: NoteDeps,
+  organisationId: number,
+  request: NotesRequest,
+): Promise<NoteResult[]> {
   const account = await resolveWritableAccount(deps.db, organisationId, request);
   const now = deps.now?.() ?? new Date();
   const notes = request.notes.map((n) => toNewNote(n, now, deps.config.DOCUMENT_BUCKET, account.documentRoot));
@@ -29,7 +33,11 @@ export async function createNotes(deps: NoteDeps, organisationId: number, reques
       await repo.lockAccountNotes(sql, account.accountId);
       const existing = await repo.findExistingNotes(sql, account.accountId, lookups);
       const decided = decideStatuses(request.notes, notes, existing);
-      await repo.insertNotes(sql, account.accountId, notes.filter((_, i) => decided[i] === 'NOTE_CREATION_SUCCESS'));
+      await repo.insertNotes(
+        sql,
+        account.accountId,
+        notes.filter((_, i) => decided[i] === 'NOTE_CREATION_SUCCESS'),
+      );
       return decided;
     },
     STATEMENT_TIMEOUT_MS,
@@ -61,7 +69,8 @@ function toNewNote(input: NoteInput, now: Date, bucket: string, documentRoot: st
 function decideStatuses(inputs: NoteInput[], notes: repo.NewNote[], existing: Set<number>): NoteStatus[] {
   const createdAtByKey = new Map<string, number[]>();
   return notes.map((note, i) => {
-    const key = note.body !== null ? `b:${note.body}` : `d:${JSON.stringify(note.documents.map((d) => d.document_path))}`;
+    const key =
+      note.body !== null ? `b:${note.body}` : `d:${JSON.stringify(note.documents.map((d) => d.document_path))}`;
     const sent = inputs[i]!.created_at?.getTime();
     const earlier = createdAtByKey.get(key) ?? [];
     if (existing.has(i) || earlier.some((t) => sent === undefined || t === sent)) return 'NOTE_ALREADY_EXISTS';

@@ -23,7 +23,9 @@ const FieldError = named(
     code: z.string(),
     attr: z
       .string()
-      .describe('Dot-delimited path to the offending input: field names and zero-based array indexes. `non_field_errors` for the whole body.'),
+      .describe(
+        'Dot-delimited path to the offending input: field names and zero-based array indexes. `non_field_errors` for the whole body.',
+      ),
   }),
 );
 
@@ -31,7 +33,10 @@ const FieldError = named(
 export const ValidationErrorBody = named(
   'ValidationError',
   z.object({ detail: z.string(), code: z.string(), errors: z.array(FieldError) }),
-  { description: 'The standardized 400 body. `code` names the failure as a whole; each item of `errors` names one input.' },
+  {
+    description:
+      'The standardized 400 body. `code` names the failure as a whole; each item of `errors` names one input.',
+  },
 );
 
 /** A queued request's 503: names the request whose answer `Location` serves. */
@@ -43,7 +48,9 @@ export const PendingErrorBody = named(
     request_id: z
       .uuid()
       .optional()
-      .describe('The request whose answer `GET /v1/data-import/requests/{request_id}/` (the `Location` header) serves.'),
+      .describe(
+        'The request whose answer `GET /v1/data-import/requests/{request_id}/` (the `Location` header) serves.',
+      ),
   }),
   { description: '503 of a queued write: `result_pending` or `queue_unavailable`, with the request to poll.' },
 );
@@ -54,9 +61,15 @@ export const ServerErrorBody = named(
   z.object({
     detail: z.string(),
     code: z.string(),
-    error_id: z.uuid().optional().describe('Present on unexpected errors: quote it to support; the log line carries the same id.'),
+    error_id: z
+      .uuid()
+      .optional()
+      .describe('Present on unexpected errors: quote it to support; the log line carries the same id.'),
   }),
-  { description: '500. `server_error` (unexpected) carries an `error_id`; the queued writes\' "retry as-is" answers do not.' },
+  {
+    description:
+      '500. `server_error` (unexpected) carries an `error_id`; the queued writes\' "retry as-is" answers do not.',
+  },
 );
 
 /** shared/transactions/transaction-data.ts: a checked transaction as responses echo it. */
@@ -85,7 +98,9 @@ const TransactionResult = named(
     added_transaction_id: z
       .int()
       .optional()
-      .describe('Id of the stored transaction (a JSON integer, as the contract says); absent when it already existed or on a dry run.'),
+      .describe(
+        'Id of the stored transaction (a JSON integer, as the contract says); absent when it already existed or on a dry run.',
+      ),
   }),
 );
 
@@ -99,10 +114,19 @@ export const TransactionImportErrorBody = named(
     error_detail: z.string().describe('Why the first failing transaction failed. Wording may change.'),
     transaction_data: z
       .unknown()
-      .describe('The first failing transaction: as sent when it failed validation, as echoed in 201 bodies when the import refused it.'),
-    errors: z.array(FieldError).describe('The field errors of every failing transaction (attr `transactions.N.…`), with stable codes: drop them all and resend the rest.'),
+      .describe(
+        'The first failing transaction: as sent when it failed validation, as echoed in 201 bodies when the import refused it.',
+      ),
+    errors: z
+      .array(FieldError)
+      .describe(
+        'The field errors of every failing transaction (attr `transactions.N.…`), with stable codes: drop them all and resend the rest.',
+      ),
   }),
-  { description: 'The transactions endpoint\'s own 400: nothing was imported; it names the first failing transaction and lists the errors of all of them.' },
+  {
+    description:
+      "The transactions endpoint's own 400: nothing was imported; it names the first failing transaction and lists the errors of all of them.",
+  },
 );
 
 /** shared/payment-instructions/payment-instruction.schemas.ts CreatedPaymentInstruction. */
@@ -117,7 +141,9 @@ export const TransferStatus = named(
   z.object({
     status: z
       .enum(['UNKNOWN', 'COMPLETED', 'IN_PROGRESS'])
-      .describe('UNKNOWN: no account exists (staged, or an attempt failed). IN_PROGRESS: a migration is creating it. COMPLETED: created.'),
+      .describe(
+        'UNKNOWN: no account exists (staged, or an attempt failed). IN_PROGRESS: a migration is creating it. COMPLETED: created.',
+      ),
     platform_account_number: z.string().describe('Empty string until an account exists.'),
   }),
 );
@@ -140,7 +166,9 @@ export const Readiness = named(
   z.object({
     status: z.enum(['ready', 'unavailable']),
     failing: z.array(z.enum(['postgres', 'redis', 'workers'])),
-    checks: z.object({ postgres: z.string(), redis: z.string(), workers: z.string() }).describe('`ok`, or why the check failed.'),
+    checks: z
+      .object({ postgres: z.string(), redis: z.string(), workers: z.string() })
+      .describe('`ok`, or why the check failed.'),
   }),
 );
 
@@ -148,7 +176,7 @@ export const Readiness = named(
 export const GraphQLRequest = named(
   'GraphQLRequest',
   z.object({
-    query: z.string().describe('A GraphQL document; the service\'s one mutation is `obtainToken`.'),
+    query: z.string().describe("A GraphQL document; the service's one mutation is `obtainToken`."),
     variables: z.record(z.string(), z.unknown()).optional(),
     operationName: z.string().optional(),
   }),
@@ -158,7 +186,9 @@ const ObtainTokenPayload = named(
   'ObtainToken',
   z.object({
     token: z.string().describe('Send as `Authorization: Token <token>`.'),
-    payload: z.record(z.string(), z.unknown()).describe('The decoded claims of the token (`sub`, `org`, `iat`, `exp`, `iss`, `aud`).'),
+    payload: z
+      .record(z.string(), z.unknown())
+      .describe('The decoded claims of the token (`sub`, `org`, `iat`, `exp`, `iss`, `aud`).'),
     refreshToken: z.string().nullable().describe('Single use; trade it for a new token before `refreshExpiresIn`.'),
     refreshExpiresIn: z.int().nullable().describe('Unix time (seconds) at which the refresh token expires.'),
   }),
@@ -175,7 +205,9 @@ const GraphQLError = named(
       .partial()
       .catchall(z.unknown())
       .optional()
-      .describe('`code` is stable for errors of obtainToken itself; syntax and validation errors of the query carry none.'),
+      .describe(
+        '`code` is stable for errors of obtainToken itself; syntax and validation errors of the query carry none.',
+      ),
   }),
 );
 

@@ -4,7 +4,11 @@
 // hides the choices), the keywords are given back here.
 import { z } from 'zod';
 import { NoteDocument, Note, NoteResult } from '../notes/note.schemas';
-import { CreatePaymentInstructionRequest, INSTRUCTION_TYPES, VENDOR_TYPES } from '../payment-instructions/payment-instruction.schemas';
+import {
+  CreatePaymentInstructionRequest,
+  INSTRUCTION_TYPES,
+  VENDOR_TYPES,
+} from '../payment-instructions/payment-instruction.schemas';
 import { AccountReference, AliasedAccountReference, DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
 import { HistoricalStatement } from '../statements/statement.schemas';
 import { Transaction } from '../transactions/transaction.schemas';
@@ -55,8 +59,14 @@ export function describeSharedFields(): void {
       'no leading `/`, no `.`, `..` or empty segments, no backslashes or control characters.',
     example: 'some/path/to/a/document.pdf',
   });
-  annotate(AccountReference.import_supplier, { description: 'Code of the import supplier the account was imported on.', example: 'ACME_ENERGY' });
-  annotate(AccountReference.external_account_number, { description: 'Account number in the external system.', example: 'EXTERNAL-1234' });
+  annotate(AccountReference.import_supplier, {
+    description: 'Code of the import supplier the account was imported on.',
+    example: 'ACME_ENERGY',
+  });
+  annotate(AccountReference.external_account_number, {
+    description: 'Account number in the external system.',
+    example: 'EXTERNAL-1234',
+  });
   annotate(AliasedAccountReference.external_account_number, {
     description: 'Account number in the external system. Required unless the deprecated `account_number` carries it.',
     example: 'EXTERNAL-1234',
@@ -79,7 +89,8 @@ export function describeNoteSchemas(): void {
       '(`note_unpin_at_earlier_than_creation_date`). Unknown fields are ignored.',
   });
   named('NoteResult', NoteResult, {
-    description: 'One submitted note: the stored `created_at`, the `body` (empty string when none), the outcome, and every optional field that was sent.',
+    description:
+      'One submitted note: the stored `created_at`, the `body` (empty string when none), the outcome, and every optional field that was sent.',
   });
 }
 
@@ -87,15 +98,19 @@ export function describeStatementSchemas(): void {
   named('HistoricalStatement', HistoricalStatement, {
     description:
       'Both bill-period bounds are inclusive; `bill_period_to_date` must not precede `bill_period_from_date`. ' +
-      '`gross_amount` is an integer in the currency\'s minor unit. Unknown fields are ignored and not echoed.',
+      "`gross_amount` is an integer in the currency's minor unit. Unknown fields are ignored and not echoed.",
   });
 }
 
 export function describeTransactionSchemas(): void {
   const options = (Transaction as z.ZodDiscriminatedUnion<z.ZodObject[]>).options;
-  const byType = (type: string) => options.find((o) => (unwrap(o.shape.type) as z.ZodLiteral | undefined)?.value === type);
+  const byType = (type: string) =>
+    options.find((o) => (unwrap(o.shape.type) as z.ZodLiteral | undefined)?.value === type);
   for (const type of ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT', 'SUPPLY_CHARGE']) {
-    const refId = `${type.split('_').map((w) => w[0] + w.slice(1).toLowerCase()).join('')}Transaction`;
+    const refId = `${type
+      .split('_')
+      .map((w) => w[0] + w.slice(1).toLowerCase())
+      .join('')}Transaction`;
     nameIf(refId, byType(type), { description: `A transaction of type \`${type}\`.` });
   }
   named('Transaction', Transaction, { description: 'One transaction; `type` selects the shape.' });
@@ -112,7 +127,9 @@ export function describeTransactionSchemas(): void {
   nameIf('TaxItem', taxItem);
   annotateIf(field(charge, 'amount'), { description: decimal(10, 10, " in the currency's major unit") });
   // PAYMENT and REPAYMENT share one positive-amount schema.
-  annotateIf(field(byType('PAYMENT'), 'amount'), { description: `${decimal(10, 10, " in the currency's major unit")} Must be positive.` });
+  annotateIf(field(byType('PAYMENT'), 'amount'), {
+    description: `${decimal(10, 10, " in the currency's major unit")} Must be positive.`,
+  });
   annotateIf(field(lineItem, 'number_of_units'), { description: decimal(12, 4) });
   annotateIf(field(lineItem, 'price_per_unit'), { description: decimal(8, 7) });
   annotateIf(field(taxItem, 'rate'), { description: decimal(15, 5) });
@@ -120,16 +137,25 @@ export function describeTransactionSchemas(): void {
 
 export function describePaymentInstructionSchemas(): void {
   const request = CreatePaymentInstructionRequest;
-  annotateIf(field(request, 'vendor'), { enum: Object.keys(VENDOR_TYPES), description: 'Payment vendor that holds the instruction.' });
+  annotateIf(field(request, 'vendor'), {
+    enum: Object.keys(VENDOR_TYPES),
+    description: 'Payment vendor that holds the instruction.',
+  });
   annotateIf(field(request, 'type'), {
     enum: [...INSTRUCTION_TYPES],
     description: `Instruction type. Vendors verify only some: ${Object.entries(VENDOR_TYPES)
       .map(([vendor, types]) => `${vendor}: ${types.join(', ')}`)
       .join('; ')}.`,
   });
-  annotateIf(field(request, 'reference'), { description: "The instruction's reference at the vendor (for STRIPE, a PaymentMethod id)." });
-  annotateIf(field(request, 'instruction_reference'), { deprecated: true, description: 'Deprecated alias of `reference`; send one of the two.' });
+  annotateIf(field(request, 'reference'), {
+    description: "The instruction's reference at the vendor (for STRIPE, a PaymentMethod id).",
+  });
+  annotateIf(field(request, 'instruction_reference'), {
+    deprecated: true,
+    description: 'Deprecated alias of `reference`; send one of the two.',
+  });
   annotateIf(field(request, 'ledger_code'), {
-    description: 'Not supported: this service keeps no ledger types, so any value is refused with `ledger_code_does_not_exist`.',
+    description:
+      'Not supported: this service keeps no ledger types, so any value is refused with `ledger_code_does_not_exist`.',
   });
 }

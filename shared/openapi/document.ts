@@ -61,7 +61,8 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
     type: 'apiKey',
     in: 'header',
     name: 'Authorization',
-    description: 'The value is `Token <token>`, the token coming from the `obtainToken` mutation. The bare token is accepted too.',
+    description:
+      'The value is `Token <token>`, the token coming from the `obtainToken` mutation. The bare token is accepted too.',
   });
   registry.registerComponent('securitySchemes', 'MetricsToken', {
     type: 'http',
@@ -83,5 +84,8 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
     servers: [{ url: '/', description: 'The service that serves this document.' }],
     tags: TAGS,
   });
-  return { ...document, 'x-error-codes': Object.fromEntries(Object.entries(GLOBAL_ERRORS).map(([s, codes]) => [s, Object.keys(codes)])) };
+  return {
+    ...document,
+    'x-error-codes': Object.fromEntries(Object.entries(GLOBAL_ERRORS).map(([s, codes]) => [s, Object.keys(codes)])),
+  };
 }

@@ -20,19 +20,31 @@ const authenticated: ErrorCatalogue = {
   },
   429: { rate_limited: "Over the organisation's requests per minute; wait for `Retry-After` seconds." },
   500: { server_error: 'Unexpected error; the body carries an `error_id` to quote.' },
-  503: { database_busy: 'No database connection came free within `DB_ACQUIRE_TIMEOUT_MS`; nothing was done. Retry as it is after `Retry-After`.' },
+  503: {
+    database_busy:
+      'No database connection came free within `DB_ACQUIRE_TIMEOUT_MS`; nothing was done. Retry as it is after `Retry-After`.',
+  },
 };
 
 /** Load shedding of requests that hold a resource long (streamed lists, queued writes): README "Load shedding". */
 const concurrencyLimited: ErrorCatalogue = {
-  429: { too_many_concurrent_requests: 'The organisation already has its allowed number of these requests running in this process; nothing was done. Retry after `Retry-After`.' },
-  503: { server_busy: 'The process is at its limit of these requests for all organisations; nothing was done. Retry after `Retry-After`.' },
+  429: {
+    too_many_concurrent_requests:
+      'The organisation already has its allowed number of these requests running in this process; nothing was done. Retry after `Retry-After`.',
+  },
+  503: {
+    server_busy:
+      'The process is at its limit of these requests for all organisations; nothing was done. Retry after `Retry-After`.',
+  },
 };
 
 const jsonBody: ErrorCatalogue = {
   400: { parse_error: 'The body is not valid JSON (`errors` is empty).' },
   413: { request_too_large: 'The body is over the configured size limit.' },
-  415: { unsupported_media_type: 'The body is not `application/json`, or is in a charset or encoding the parser does not read.' },
+  415: {
+    unsupported_media_type:
+      'The body is not `application/json`, or is in a charset or encoding the parser does not read.',
+  },
 };
 
 const writable: ErrorCatalogue = {
@@ -42,13 +54,13 @@ const writable: ErrorCatalogue = {
   },
   404: {
     account_not_found:
-      'No imported account for `import_supplier` + `external_account_number` visible to the caller (staged only, wrong codes, or another organisation\'s).',
+      "No imported account for `import_supplier` + `external_account_number` visible to the caller (staged only, wrong codes, or another organisation's).",
   },
 };
 
 const pending = {
   result_pending:
-    'The work is queued or running but did not finish within the wait. Poll `Location` (the request\'s `request_id`) for the answer, or retry with the same `Idempotency-Key`, after `Retry-After`.',
+    "The work is queued or running but did not finish within the wait. Poll `Location` (the request's `request_id`) for the answer, or retry with the same `Idempotency-Key`, after `Retry-After`.",
 };
 
 const queued: ErrorCatalogue = {
@@ -71,7 +83,8 @@ const fieldCodes: Record<string, string> = {
   invalid: 'Wrong type or format (dates, datetimes, numbers).',
   invalid_choice: 'Not one of the allowed values.',
   min_length: 'A string or list is too short.',
-  max_length: 'A string or list is too long (lists: more items than the per-request limit; decimal strings: over 64 characters).',
+  max_length:
+    'A string or list is too long (lists: more items than the per-request limit; decimal strings: over 64 characters).',
   min_value: 'A number is too small.',
   max_value: 'A number is too large.',
   null_characters_not_allowed: 'A string or key holds a NUL character, which the database cannot store.',
@@ -83,7 +96,8 @@ const decimalCodes: Record<string, string> = {
   max_digits: 'A decimal has more digits in total than its format allows.',
   max_decimal_places: 'A decimal has more places after the point than its format allows.',
   max_whole_digits: 'A decimal has more digits before the point than its format allows.',
-  imprecise_number: 'A decimal sent as a JSON number has more than 15 significant digits, more than a JSON number carries exactly: send it as a decimal string.',
+  imprecise_number:
+    'A decimal sent as a JSON number has more than 15 significant digits, more than a JSON number carries exactly: send it as a decimal string.',
 };
 
 const accountAlias: Record<string, string> = {
@@ -94,7 +108,8 @@ const accountAlias: Record<string, string> = {
 function merge(...catalogues: ErrorCatalogue[]): ErrorCatalogue {
   const merged: ErrorCatalogue = {};
   for (const catalogue of catalogues) {
-    for (const [status, codes] of Object.entries(catalogue)) merged[Number(status)] = { ...merged[Number(status)], ...codes };
+    for (const [status, codes] of Object.entries(catalogue))
+      merged[Number(status)] = { ...merged[Number(status)], ...codes };
   }
   return merged;
 }
@@ -114,7 +129,12 @@ export const ERRORS = {
   statements: {
     statuses: merge(
       writable,
-      { 400: { historical_statement_already_exists: 'The account already has a statement with one of these `statement_id`s; nothing was stored.' } },
+      {
+        400: {
+          historical_statement_already_exists:
+            'The account already has a statement with one of these `statement_id`s; nothing was stored.',
+        },
+      },
       jsonBody,
       authenticated,
     ),
@@ -137,7 +157,10 @@ export const ERRORS = {
           import_supplier_migration_not_ongoing: writable[400]!.import_supplier_migration_not_ongoing!,
         },
         404: writable[404]!,
-        500: { temporary_failure: 'The import failed on a temporary fault after every retry; nothing was imported. Retry as it is.' },
+        500: {
+          temporary_failure:
+            'The import failed on a temporary fault after every retry; nothing was imported. Retry as it is.',
+        },
       },
       queued,
       concurrencyLimited,
@@ -152,21 +175,25 @@ export const ERRORS = {
       transaction_in_future: '`transaction_date` has not begun anywhere on Earth yet.',
       duplicate_transaction_ids: 'A `transaction_id` appears twice in the request.',
       start_date_later_than_end_date: 'A line item ends before it starts.',
-      incorrect_line_item_net_amount: '`net_amount` is not `price_per_unit` × `number_of_units` (rounded to its places, half either way).',
-      conflicting_rate_band_specification: 'A line item gives more than one of `rate_band`, `rate_specification_code`, `time_series_specification_code`.',
+      incorrect_line_item_net_amount:
+        '`net_amount` is not `price_per_unit` × `number_of_units` (rounded to its places, half either way).',
+      conflicting_rate_band_specification:
+        'A line item gives more than one of `rate_band`, `rate_specification_code`, `time_series_specification_code`.',
       line_item_units_must_be_two_values: '`units` is not exactly the start and end readings.',
       ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount:
         "A SUPPLY_CHARGE's `amount` is not the sum of its line items' net amounts and its tax amounts.",
-      supply_point_identifier_required_for_rate_specification_code: 'A line item uses `rate_specification_code` without a `supply_point_identifier`.',
-      transaction_outside_open_statement_period: 'Dated outside the open statement period and `force_add_to_current_statement=false`.',
+      supply_point_identifier_required_for_rate_specification_code:
+        'A line item uses `rate_specification_code` without a `supply_point_identifier`.',
+      transaction_outside_open_statement_period:
+        'Dated outside the open statement period and `force_add_to_current_statement=false`.',
       no_open_statement_period: 'The account has no open statement period to add to.',
       product_code_does_not_exist: "A SUPPLY_CHARGE's `product_code` is not in the product catalogue.",
       line_item_rate_not_found:
-        "A line item's `rate_band` has no rate of the product covering its whole period (the contract's \"Validates supply charge line item rate\", which lists no code).",
+        'A line item\'s `rate_band` has no rate of the product covering its whole period (the contract\'s "Validates supply charge line item rate", which lists no code).',
       price_per_unit_does_not_match_rate:
         "A line item's `price_per_unit` differs from the product's rate for its band and period (the contract's price check, which lists no code).",
       line_items_overlap_already_charged_period:
-        'A line item\'s period overlaps one already charged on the account for the same supply point (an earlier transaction of the request counts).',
+        "A line item's period overlaps one already charged on the account for the same supply point (an earlier transaction of the request counts).",
     },
   },
   paymentInstructions: {
@@ -175,15 +202,18 @@ export const ERRORS = {
       {
         400: {
           account_already_has_active_instruction: 'The account already has another active instruction.',
-          payment_instruction_not_found_at_vendor: 'The vendor has no instruction with this reference. Do not retry as it is.',
+          payment_instruction_not_found_at_vendor:
+            'The vendor has no instruction with this reference. Do not retry as it is.',
           payment_instruction_rejected_by_vendor: 'The vendor refused the reference. Do not retry as it is.',
           payment_method_not_a_card: 'The vendor holds the reference, but not as a card.',
           payment_method_not_attached: 'The card is not attached to a customer at the vendor, so it cannot be reused.',
           payment_method_card_expired: 'The card has expired.',
-          payment_method_customer_mismatch: 'The PaymentMethod is attached to another Stripe customer than the one recorded for the account.',
+          payment_method_customer_mismatch:
+            'The PaymentMethod is attached to another Stripe customer than the one recorded for the account.',
         },
         500: {
-          vendor_unavailable: 'The vendor could not be reached, timed out or failed, on every retry. Retry the request as it is.',
+          vendor_unavailable:
+            'The vendor could not be reached, timed out or failed, on every retry. Retry the request as it is.',
           instruction_changed: "The account's instructions changed while the request ran. Retry the request as it is.",
         },
       },
@@ -194,7 +224,8 @@ export const ERRORS = {
     ),
     fieldCodes: {
       ...fieldCodes,
-      invalid_vendor_reference: 'The reference does not have the vendor\'s shape (STRIPE: a PaymentMethod id, `pm_` and letters and digits, at most 255 characters); the vendor was not asked.',
+      invalid_vendor_reference:
+        "The reference does not have the vendor's shape (STRIPE: a PaymentMethod id, `pm_` and letters and digits, at most 255 characters); the vendor was not asked.",
       mutually_exclusive_field_required: 'Both `reference` and the deprecated `instruction_reference` were sent.',
       ledger_code_does_not_exist: '`ledger_code` was sent; this service knows no ledger codes.',
       account_already_has_active_instruction: 'Reported on `non_field_errors`.',
@@ -209,7 +240,10 @@ export const ERRORS = {
   requestAnswer: {
     statuses: merge(
       {
-        404: { request_not_found: "No request with this id visible to the caller (unknown, another organisation's, or its answer purged 24 h after it finished)." },
+        404: {
+          request_not_found:
+            "No request with this id visible to the caller (unknown, another organisation's, or its answer purged 24 h after it finished).",
+        },
         503: pending,
       },
       authenticated,
@@ -217,21 +251,35 @@ export const ERRORS = {
   },
   transferStatus: {
     statuses: merge(
-      { 404: { account_not_found: 'No import process for this supplier and external account number visible to the caller.' } },
+      {
+        404: {
+          account_not_found: 'No import process for this supplier and external account number visible to the caller.',
+        },
+      },
       authenticated,
     ),
   },
   processList: {
-    statuses: merge({ 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } }, concurrencyLimited, authenticated),
+    statuses: merge(
+      { 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } },
+      concurrencyLimited,
+      authenticated,
+    ),
   },
   obtainToken: {
     statuses: merge(jsonBody, {
-      429: { rate_limited: 'Over the token requests per minute from this client address; wait for `Retry-After` seconds.' },
+      429: {
+        rate_limited: 'Over the token requests per minute from this client address; wait for `Retry-After` seconds.',
+      },
       500: authenticated[500]!,
     }),
   },
   metrics: {
-    statuses: { 401: { not_authenticated: 'No `Authorization: Bearer <METRICS_TOKEN>`, a wrong one, or no METRICS_TOKEN configured.' } },
+    statuses: {
+      401: {
+        not_authenticated: 'No `Authorization: Bearer <METRICS_TOKEN>`, a wrong one, or no METRICS_TOKEN configured.',
+      },
+    },
   },
   none: { statuses: {} },
 } satisfies Record<string, OperationErrors>;
@@ -243,7 +291,8 @@ export const GRAPHQL_ERROR_CODES: Record<string, string> = {
   invalid_refresh_token: 'The refresh token is unknown or revoked.',
   refresh_token_reused: 'The refresh token was already used: every token issued from it is now revoked.',
   refresh_token_expired: 'The refresh token has expired: sign in with the API key again.',
-  too_many_token_requests: 'The document calls `obtainToken` more than once (aliases and fragments count): send one request per token.',
+  too_many_token_requests:
+    'The document calls `obtainToken` more than once (aliases and fragments count): send one request per token.',
   document_too_large: 'The GraphQL document is over 4,096 characters or 512 tokens.',
   document_too_deep: 'Selections in the GraphQL document nest more than 4 levels.',
   server_error: 'Unexpected error; nothing internal is disclosed.',
@@ -262,10 +311,14 @@ export function describeErrors(errors: OperationErrors): { table: string; extens
   const fieldRows = Object.entries(errors.fieldCodes ?? {}).map(([code, when]) => `| \`${code}\` | ${when} |`);
   const table = [
     rows.length ? ['**Error codes**', '', '| Status | Code | When |', '|---|---|---|', ...rows].join('\n') : '',
-    fieldRows.length ? ['**Field error codes** (`errors[].code`)', '', '| Code | When |', '|---|---|', ...fieldRows].join('\n') : '',
+    fieldRows.length
+      ? ['**Field error codes** (`errors[].code`)', '', '| Code | When |', '|---|---|', ...fieldRows].join('\n')
+      : '',
   ]
     .filter(Boolean)
     .join('\n\n');
-  const extension = Object.fromEntries(Object.entries(errors.statuses).map(([status, codes]) => [status, Object.keys(codes)]));
+  const extension = Object.fromEntries(
+    Object.entries(errors.statuses).map(([status, codes]) => [status, Object.keys(codes)]),
+  );
   return { table, extension };
 }

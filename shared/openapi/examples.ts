@@ -126,7 +126,13 @@ export const transactionsCreated = {
         ...supplyCharge,
         amount: '53.24',
         line_items: [
-          { ...supplyCharge.line_items[0], number_of_units: '4.00', net_amount: '44.00', price_per_unit: '11.00', units: ['4.00', '8.00'] },
+          {
+            ...supplyCharge.line_items[0],
+            number_of_units: '4.00',
+            net_amount: '44.00',
+            price_per_unit: '11.00',
+            units: ['4.00', '8.00'],
+          },
         ],
         tax_items: [{ ...supplyCharge.tax_items[0], amount: '9.24', value_taxed: '44.00', rate: '0.21' }],
       },
@@ -136,7 +142,10 @@ export const transactionsCreated = {
 };
 
 export const transactionsAlreadyAdded = {
-  results: transactionsCreated.results.map(({ transaction_data }) => ({ status: 'TRANSACTION_ALREADY_EXISTS', transaction_data })),
+  results: transactionsCreated.results.map(({ transaction_data }) => ({
+    status: 'TRANSACTION_ALREADY_EXISTS',
+    transaction_data,
+  })),
 };
 
 const latePayment = {
@@ -168,26 +177,54 @@ export const transactionOutsidePeriod = {
 
 export const transactionInvalid = {
   status: 'TRANSACTION_IMPORT_ERROR',
-  error_detail: 'Transaction 0 (transaction_id "1") failed validation: Payments and repayments must be positive amounts. (transactions.0.amount)',
+  error_detail:
+    'Transaction 0 (transaction_id "1") failed validation: Payments and repayments must be positive amounts. (transactions.0.amount)',
   transaction_data: { ...latePayment, amount: -71 },
-  errors: [{ attr: 'transactions.0.amount', code: 'amount_must_be_positive', detail: 'Payments and repayments must be positive amounts.' }],
+  errors: [
+    {
+      attr: 'transactions.0.amount',
+      code: 'amount_must_be_positive',
+      detail: 'Payments and repayments must be positive amounts.',
+    },
+  ],
 };
 
-export const paymentInstructionRequest = { ...account, vendor: 'STRIPE', reference: 'pm_1QxExampleCardReference', type: 'CARD' };
+export const paymentInstructionRequest = {
+  ...account,
+  vendor: 'STRIPE',
+  reference: 'pm_1QxExampleCardReference',
+  type: 'CARD',
+};
 
-export const paymentInstructionCreated = { platform_account_number: 'A-C90DC431', reference: 'pm_1QxExampleCardReference' };
+export const paymentInstructionCreated = {
+  platform_account_number: 'A-C90DC431',
+  reference: 'pm_1QxExampleCardReference',
+};
 
 const obtainTokenQuery =
   'mutation ObtainToken($input: ObtainTokenInput!) { obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }';
 
-export const obtainTokenWithApiKey = { query: obtainTokenQuery, variables: { input: { APIKey: 'YOUR-ORGANISATION-API-KEY' } } };
-export const obtainTokenWithRefreshToken = { query: obtainTokenQuery, variables: { input: { refreshToken: 'YOUR-REFRESH-TOKEN' } } };
+export const obtainTokenWithApiKey = {
+  query: obtainTokenQuery,
+  variables: { input: { APIKey: 'YOUR-ORGANISATION-API-KEY' } },
+};
+export const obtainTokenWithRefreshToken = {
+  query: obtainTokenQuery,
+  variables: { input: { refreshToken: 'YOUR-REFRESH-TOKEN' } },
+};
 
 export const tokenObtained = {
   data: {
     obtainToken: {
       token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJvcmciOjd9.c2lnbmF0dXJl',
-      payload: { sub: 'organisation:7', org: 7, iat: 1772442927, exp: 1772446527, iss: 'data-import-service', aud: 'data-import-api' },
+      payload: {
+        sub: 'organisation:7',
+        org: 7,
+        iat: 1772442927,
+        exp: 1772446527,
+        iss: 'data-import-service',
+        aud: 'data-import-api',
+      },
       refreshToken: 'rt_8Xb2mQ0ZcN4v7KfJ1pLwYs9e',
       refreshExpiresIn: 1773047727,
     },
@@ -196,7 +233,12 @@ export const tokenObtained = {
 
 export const tokenRefused = {
   errors: [
-    { message: 'Invalid data.', locations: [{ line: 1, column: 51 }], path: ['obtainToken'], extensions: { code: 'invalid_api_key', errorType: 'VALIDATION' } },
+    {
+      message: 'Invalid data.',
+      locations: [{ line: 1, column: 51 }],
+      path: ['obtainToken'],
+      extensions: { code: 'invalid_api_key', errorType: 'VALIDATION' },
+    },
   ],
   data: { obtainToken: null },
 };
@@ -205,19 +247,39 @@ export const transferStatusCompleted = { status: 'COMPLETED', platform_account_n
 export const transferStatusUnknown = { status: 'UNKNOWN', platform_account_number: '' };
 
 const pendingProcess = { external_account_number: '1234', platform_account_number: null, account_created_at: null };
-const importedProcess = { external_account_number: '5678', platform_account_number: 'A-56785678', account_created_at: '2020-01-01T12:00:00Z' };
+const importedProcess = {
+  external_account_number: '5678',
+  platform_account_number: 'A-56785678',
+  account_created_at: '2020-01-01T12:00:00Z',
+};
 export const allProcesses = [pendingProcess, importedProcess];
 export const pendingProcesses = [pendingProcess];
 export const importedProcesses = [importedProcess];
 
-const fieldFailure = (attr: string, code: string, detail: string) => ({ detail: `${attr}: ${detail}`, code: 'invalid_input', errors: [{ detail, code, attr }] });
+const fieldFailure = (attr: string, code: string, detail: string) => ({
+  detail: `${attr}: ${detail}`,
+  code: 'invalid_input',
+  errors: [{ detail, code, attr }],
+});
 
 /** A validation failure of each write, as its endpoint words it. */
 export const invalidInput = {
-  notes: fieldFailure('notes.0', 'note_body_or_document_path_not_found', 'A note must have a body or at least one document path.'),
-  statements: fieldFailure('statements.0.bill_period_to_date', 'start_date_later_than_end_date', 'bill_period_to_date must not be before bill_period_from_date.'),
+  notes: fieldFailure(
+    'notes.0',
+    'note_body_or_document_path_not_found',
+    'A note must have a body or at least one document path.',
+  ),
+  statements: fieldFailure(
+    'statements.0.bill_period_to_date',
+    'start_date_later_than_end_date',
+    'bill_period_to_date must not be before bill_period_from_date.',
+  ),
   transactions: fieldFailure('transactions', 'min_length', 'Ensure this list has at least 1 items.'),
-  paymentInstructions: fieldFailure('instruction_reference', 'mutually_exclusive_field_required', 'Send either reference or the deprecated instruction_reference, not both.'),
+  paymentInstructions: fieldFailure(
+    'instruction_reference',
+    'mutually_exclusive_field_required',
+    'Send either reference or the deprecated instruction_reference, not both.',
+  ),
 };
 
 /** One example error body per code that has a fixed wording worth showing. */
@@ -243,14 +305,24 @@ export const errorExamples = {
   },
   import_supplier_not_found: { detail: 'Import supplier not found.', code: 'import_supplier_not_found' },
   request_too_large: { detail: 'The request body is too large.', code: 'request_too_large' },
-  unsupported_media_type: { detail: 'Request bodies must be sent as application/json.', code: 'unsupported_media_type' },
+  unsupported_media_type: {
+    detail: 'Request bodies must be sent as application/json.',
+    code: 'unsupported_media_type',
+  },
   idempotency_key_reused: {
     detail: 'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
     code: 'idempotency_key_reused',
   },
   rate_limited: { detail: 'Too many requests. Retry after the time in Retry-After.', code: 'rate_limited' },
-  server_error: { detail: 'An unexpected error occurred.', code: 'server_error', error_id: '6f1c2a9e-0b7d-4e3a-9c55-2f8d7e1b4a60' },
-  vendor_unavailable: { detail: 'Stripe is unavailable (503). Retry the request as it is.', code: 'vendor_unavailable' },
+  server_error: {
+    detail: 'An unexpected error occurred.',
+    code: 'server_error',
+    error_id: '6f1c2a9e-0b7d-4e3a-9c55-2f8d7e1b4a60',
+  },
+  vendor_unavailable: {
+    detail: 'Stripe is unavailable (503). Retry the request as it is.',
+    code: 'vendor_unavailable',
+  },
   temporary_failure: {
     detail: 'The transactions could not be imported because of a temporary failure. Retry the request as it is.',
     code: 'temporary_failure',
@@ -268,7 +340,13 @@ export const errorExamples = {
   payment_instruction_not_found_at_vendor: {
     detail: 'Stripe has no PaymentMethod with this reference.',
     code: 'payment_instruction_not_found_at_vendor',
-    errors: [{ detail: 'Stripe has no PaymentMethod with this reference.', code: 'payment_instruction_not_found_at_vendor', attr: 'reference' }],
+    errors: [
+      {
+        detail: 'Stripe has no PaymentMethod with this reference.',
+        code: 'payment_instruction_not_found_at_vendor',
+        attr: 'reference',
+      },
+    ],
   },
   historical_statement_already_exists: {
     detail: 'The account already has a historical statement with statement_id "1".',

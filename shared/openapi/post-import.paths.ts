@@ -6,10 +6,22 @@ import { notesRequestSchema, NoteResult } from '../notes/note.schemas';
 import { CreatePaymentInstructionRequest } from '../payment-instructions/payment-instruction.schemas';
 import { statementsRequestSchema } from '../statements/statement.schemas';
 import { TransactionsRequest } from '../transactions/transaction.schemas';
-import { PaymentInstructionCreated, TransactionImportErrorBody, TransactionsCreated, ValidationErrorBody } from './bodies.schemas';
+import {
+  PaymentInstructionCreated,
+  TransactionImportErrorBody,
+  TransactionsCreated,
+  ValidationErrorBody,
+} from './bodies.schemas';
 import { ERRORS } from './error-codes';
 import * as ex from './examples';
-import { errorResponses, jsonRequest, jsonResponse, REPLAYED_HEADER, REQUEST_ID_HEADER, withErrorCodes } from './responses';
+import {
+  errorResponses,
+  jsonRequest,
+  jsonResponse,
+  REPLAYED_HEADER,
+  REQUEST_ID_HEADER,
+  withErrorCodes,
+} from './responses';
 import { annotate, named } from './schema-registry';
 import type { DocsConfig } from './docs-config';
 
@@ -46,10 +58,16 @@ const RunIdHeader = annotate(
 const QueuedHeaders = z.object({ 'Idempotency-Key': IdempotencyKeyHeader, 'Data-Import-Run-Id': RunIdHeader });
 
 const queryBoolean = (fallback: boolean, description: string) =>
-  annotate(z.boolean().optional(), { description: `${description} Also accepts \`1\`/\`0\`, in any case.`, default: fallback });
+  annotate(z.boolean().optional(), {
+    description: `${description} Also accepts \`1\`/\`0\`, in any case.`,
+    default: fallback,
+  });
 
 const ImportOptionsQuery = z.object({
-  check_previously_added: queryBoolean(true, 'Skip transactions whose `transaction_id` the account already has (`TRANSACTION_ALREADY_EXISTS`).'),
+  check_previously_added: queryBoolean(
+    true,
+    'Skip transactions whose `transaction_id` the account already has (`TRANSACTION_ALREADY_EXISTS`).',
+  ),
   force_add_to_current_statement: queryBoolean(
     true,
     'Move a transaction dated outside the open statement period to its nearest day inside it (a description says so and a note is pinned to the account) instead of rejecting the request.',
@@ -79,9 +97,18 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
       ERRORS.notes,
     ),
     security: SECURITY,
-    request: { body: jsonRequest(named('NotesRequest', notesRequestSchema(max)), { contract: { summary: 'The published contract\'s example', value: ex.notesRequest } }) },
+    request: {
+      body: jsonRequest(named('NotesRequest', notesRequestSchema(max)), {
+        contract: { summary: "The published contract's example", value: ex.notesRequest },
+      }),
+    },
     responses: {
-      201: jsonResponse(created('One item per submitted note, in order.'), z.array(NoteResult), { created: { value: ex.notesCreated } }, REQUEST_ID_HEADER),
+      201: jsonResponse(
+        created('One item per submitted note, in order.'),
+        z.array(NoteResult),
+        { created: { value: ex.notesCreated } },
+        REQUEST_ID_HEADER,
+      ),
       ...errorResponses(ERRORS.notes, { 400: { examples: { invalid_input: { value: ex.invalidInput.notes } } } }),
     },
   });
@@ -98,9 +125,18 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
       ERRORS.statements,
     ),
     security: SECURITY,
-    request: { body: jsonRequest(statementsRequest, { contract: { summary: "The published contract's example", value: ex.statementsRequest } }) },
+    request: {
+      body: jsonRequest(statementsRequest, {
+        contract: { summary: "The published contract's example", value: ex.statementsRequest },
+      }),
+    },
     responses: {
-      201: jsonResponse(created('The validated request (unknown fields removed).'), statementsRequest, { created: { value: ex.statementsRequest } }, REQUEST_ID_HEADER),
+      201: jsonResponse(
+        created('The validated request (unknown fields removed).'),
+        statementsRequest,
+        { created: { value: ex.statementsRequest } },
+        REQUEST_ID_HEADER,
+      ),
       ...errorResponses(ERRORS.statements, {
         400: { examples: { invalid_input: { value: ex.invalidInput.statements } } },
       }),
@@ -132,7 +168,10 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
       201: jsonResponse(
         created('One result per submitted transaction, in order.'),
         TransactionsCreated,
-        { added: { value: ex.transactionsCreated }, alreadyAdded: { summary: 'The same request again', value: ex.transactionsAlreadyAdded } },
+        {
+          added: { value: ex.transactionsCreated },
+          alreadyAdded: { summary: 'The same request again', value: ex.transactionsAlreadyAdded },
+        },
         { ...REQUEST_ID_HEADER, ...REPLAYED_HEADER },
       ),
       ...errorResponses(ERRORS.transactions, {
@@ -140,8 +179,14 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
           schema: z.union([ValidationErrorBody, TransactionImportErrorBody]),
           examples: {
             invalid_input: { summary: 'The envelope failed validation', value: ex.invalidInput.transactions },
-            TRANSACTION_IMPORT_ERROR: { summary: 'Outside the open statement period, force off', value: ex.transactionOutsidePeriod },
-            TRANSACTION_IMPORT_ERROR_validation: { summary: 'A transaction failed validation', value: ex.transactionInvalid },
+            TRANSACTION_IMPORT_ERROR: {
+              summary: 'Outside the open statement period, force off',
+              value: ex.transactionOutsidePeriod,
+            },
+            TRANSACTION_IMPORT_ERROR_validation: {
+              summary: 'A transaction failed validation',
+              value: ex.transactionInvalid,
+            },
           },
         },
       }),
@@ -168,11 +213,18 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
       }),
     },
     responses: {
-      201: jsonResponse(created('Stored (or already stored).'), PaymentInstructionCreated, { created: { value: ex.paymentInstructionCreated } }, {
-        ...REQUEST_ID_HEADER,
-        ...REPLAYED_HEADER,
+      201: jsonResponse(
+        created('Stored (or already stored).'),
+        PaymentInstructionCreated,
+        { created: { value: ex.paymentInstructionCreated } },
+        {
+          ...REQUEST_ID_HEADER,
+          ...REPLAYED_HEADER,
+        },
+      ),
+      ...errorResponses(ERRORS.paymentInstructions, {
+        400: { examples: { invalid_input: { value: ex.invalidInput.paymentInstructions } } },
       }),
-      ...errorResponses(ERRORS.paymentInstructions, { 400: { examples: { invalid_input: { value: ex.invalidInput.paymentInstructions } } } }),
     },
   });
 
@@ -195,7 +247,10 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
       201: jsonResponse(
         'The stored answer of the request.',
         z.union([TransactionsCreated, PaymentInstructionCreated]),
-        { transactions: { value: ex.transactionsCreated }, paymentInstruction: { value: ex.paymentInstructionCreated } },
+        {
+          transactions: { value: ex.transactionsCreated },
+          paymentInstruction: { value: ex.paymentInstructionCreated },
+        },
         REQUEST_ID_HEADER,
       ),
       ...errorResponses(ERRORS.requestAnswer),

@@ -10,15 +10,22 @@ import { annotate } from './schema-registry';
 const TAG = 'Migration progress';
 const SECURITY = [{ Token: [] }];
 
-const supplierCode = annotate(z.string().min(1), { description: 'Code of an import supplier the caller may use.', example: ex.SUPPLIER });
-const externalAccountNumber = annotate(z.string().min(1), { description: 'Account number in the external system.', example: ex.EXTERNAL_ACCOUNT });
+const supplierCode = annotate(z.string().min(1), {
+  description: 'Code of an import supplier the caller may use.',
+  example: ex.SUPPLIER,
+});
+const externalAccountNumber = annotate(z.string().min(1), {
+  description: 'Account number in the external system.',
+  example: ex.EXTERNAL_ACCOUNT,
+});
 
 const LISTS: { path: string; operationId: string; summary: string; description: string; examples: Examples }[] = [
   {
     path: 'all-account-import-processes',
     operationId: 'listAllAccountImportProcesses',
     summary: 'List all accounts for import',
-    description: 'Every account of the supplier, pending (data staged) or imported. For a pending account the last two fields are null.',
+    description:
+      'Every account of the supplier, pending (data staged) or imported. For a pending account the last two fields are null.',
     examples: { mixed: { value: ex.allProcesses } },
   },
   {
@@ -50,7 +57,9 @@ export function registerProgressPaths(registry: OpenAPIRegistry): void {
       ERRORS.transferStatus,
     ),
     security: SECURITY,
-    request: { params: z.object({ import_supplier_code: supplierCode, external_account_number: externalAccountNumber }) },
+    request: {
+      params: z.object({ import_supplier_code: supplierCode, external_account_number: externalAccountNumber }),
+    },
     responses: {
       200: jsonResponse(
         'The import status.',

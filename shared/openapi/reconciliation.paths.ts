@@ -11,7 +11,10 @@ import { annotate, named } from './schema-registry';
 const figureSchema = (figure: Figure) => {
   if (figure.kind === 'count') return z.int().min(0);
   if (figure.kind === 'flag') return z.boolean();
-  return z.string().regex(/^-?\d+(\.\d+)?$/).describe('An exact decimal as a string.');
+  return z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .describe('An exact decimal as a string.');
 };
 
 const ReconciliationRow = named(
@@ -41,10 +44,17 @@ const exampleRow: Record<string, string | number | boolean> = {
 const csvExample =
   [...ACCOUNT_COLUMNS, ...FIGURES.map((f) => f.name)].join(',') +
   '\r\n' +
-  [exampleRow.external_account_number, exampleRow.platform_account_number, ...FIGURES.map((f) => String(exampleRow[f.name]))].join(',') +
+  [
+    exampleRow.external_account_number,
+    exampleRow.platform_account_number,
+    ...FIGURES.map((f) => String(exampleRow[f.name])),
+  ].join(',') +
   '\r\n';
 
-const supplierCode = annotate(z.string().min(1), { description: 'Code of an import supplier the caller may use.', example: ex.SUPPLIER });
+const supplierCode = annotate(z.string().min(1), {
+  description: 'Code of an import supplier the caller may use.',
+  example: ex.SUPPLIER,
+});
 
 export function registerReconciliationPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({

@@ -12,24 +12,41 @@ type Headers = NonNullable<ResponseConfig['headers']>;
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' as const, minimum: 0 } });
 
 export const REPLAYED_HEADER = {
-  'Idempotent-Replayed': { description: '`true` when the answer is the one stored for an earlier request with the same `Idempotency-Key`.', schema: { type: 'string' as const } },
+  'Idempotent-Replayed': {
+    description: '`true` when the answer is the one stored for an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string' as const },
+  },
 };
 
 export const REQUEST_ID_HEADER = {
-  'X-Request-Id': { description: 'Id of this request, also in the service\'s log lines (echoes a sane incoming `X-Request-Id`).', schema: { type: 'string' as const } },
+  'X-Request-Id': {
+    description: "Id of this request, also in the service's log lines (echoes a sane incoming `X-Request-Id`).",
+    schema: { type: 'string' as const },
+  },
 };
 
 const RATE_LIMIT_HEADERS = {
-  RateLimit: { description: 'Requests left and seconds to the window\'s reset (IETF draft-8 `RateLimit`).', schema: { type: 'string' as const } },
-  'RateLimit-Policy': { description: 'The limit and window (IETF draft-8 `RateLimit-Policy`).', schema: { type: 'string' as const } },
+  RateLimit: {
+    description: "Requests left and seconds to the window's reset (IETF draft-8 `RateLimit`).",
+    schema: { type: 'string' as const },
+  },
+  'RateLimit-Policy': {
+    description: 'The limit and window (IETF draft-8 `RateLimit-Policy`).',
+    schema: { type: 'string' as const },
+  },
 };
 
 const HEADERS_BY_STATUS: Record<number, Headers> = {
-  401: { 'WWW-Authenticate': { description: 'Always `Token`: the scheme that is accepted.', schema: { type: 'string' } } },
+  401: {
+    'WWW-Authenticate': { description: 'Always `Token`: the scheme that is accepted.', schema: { type: 'string' } },
+  },
   429: { 'Retry-After': integerHeader('Seconds until the rate-limit window resets.'), ...RATE_LIMIT_HEADERS },
   503: {
     'Retry-After': integerHeader('Seconds to wait before polling `Location` or retrying.'),
-    Location: { description: "Where the request's answer can be polled: `/v1/data-import/requests/{request_id}/`.", schema: { type: 'string' } },
+    Location: {
+      description: "Where the request's answer can be polled: `/v1/data-import/requests/{request_id}/`.",
+      schema: { type: 'string' },
+    },
   },
 };
 
@@ -45,7 +62,12 @@ const DESCRIPTION_BY_STATUS: Record<number, string> = {
   503: 'The answer is not ready, or the queue is unavailable.',
 };
 
-export function jsonResponse(description: string, schema: z.ZodType, examples?: Examples, headers?: Headers): ResponseConfig {
+export function jsonResponse(
+  description: string,
+  schema: z.ZodType,
+  examples?: Examples,
+  headers?: Headers,
+): ResponseConfig {
   return {
     description,
     ...(headers ? { headers } : {}),
@@ -91,7 +113,10 @@ export function errorResponses(
         examples[name] = { summary: generated[name]?.summary, ...example };
       }
       const schema = override?.schema ?? schemaFor(status);
-      return [status, jsonResponse(DESCRIPTION_BY_STATUS[status] ?? 'Error.', schema, examples, HEADERS_BY_STATUS[status])];
+      return [
+        status,
+        jsonResponse(DESCRIPTION_BY_STATUS[status] ?? 'Error.', schema, examples, HEADERS_BY_STATUS[status]),
+      ];
     }),
   );
 }

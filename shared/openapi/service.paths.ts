@@ -49,10 +49,14 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
       ...errorResponses(ERRORS.obtainToken, {
         400: {
           schema: z.union([ValidationErrorBody, GraphQLResponse]),
-          examples: { notGraphQL: { summary: 'Not a GraphQL request', value: { errors: [{ message: 'Missing query' }] } } },
+          examples: {
+            notGraphQL: { summary: 'Not a GraphQL request', value: { errors: [{ message: 'Missing query' }] } },
+          },
         },
       }),
-      406: { description: 'The `Accept` header allows neither `application/json` nor `application/graphql-response+json`.' },
+      406: {
+        description: 'The `Accept` header allows neither `application/json` nor `application/graphql-response+json`.',
+      },
     },
   });
 
@@ -79,7 +83,8 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
     operationId: 'getReadiness',
     tags: ['Operations'],
     summary: 'Readiness',
-    description: 'Checks PostgreSQL, Redis and that at least one worker sent a heartbeat in the last 15 s (each check times out after 1 s).',
+    description:
+      'Checks PostgreSQL, Redis and that at least one worker sent a heartbeat in the last 15 s (each check times out after 1 s).',
     security: [],
     responses: {
       200: jsonResponse('Ready.', Readiness, { ready: { value: ready } }),
@@ -116,7 +121,12 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
     summary: 'This OpenAPI document',
     description: 'Public, like the published contract it extends: it names no secret and no customer data.',
     security: [],
-    responses: { 200: { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } } },
+    responses: {
+      200: {
+        description: 'OpenAPI 3.1 document.',
+        content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } },
+      },
+    },
   });
 
   registry.registerPath({

@@ -28,7 +28,8 @@ const REFERENCE_SHAPES: Record<Vendor, { pattern: RegExp; maxLength: number; det
   STRIPE: {
     pattern: /^pm_[A-Za-z0-9]+$/,
     maxLength: 255,
-    detail: 'A STRIPE reference is a Stripe PaymentMethod id: "pm_" followed by letters and digits, at most 255 characters.',
+    detail:
+      'A STRIPE reference is a Stripe PaymentMethod id: "pm_" followed by letters and digits, at most 255 characters.',
   },
 };
 
@@ -52,19 +53,26 @@ export const CreatePaymentInstructionRequest = z
     const types: readonly string[] = VENDOR_TYPES[v.vendor];
     if (!types.includes(v.type)) {
       ctx.addIssue(
-        issue('invalid_choice', `"${v.type}" is not a valid choice for vendor ${v.vendor}. Valid choices: ${types.join(', ')}.`, ['type']),
+        issue(
+          'invalid_choice',
+          `"${v.type}" is not a valid choice for vendor ${v.vendor}. Valid choices: ${types.join(', ')}.`,
+          ['type'],
+        ),
       );
     }
     if (v.reference !== undefined && v.instruction_reference !== undefined) {
       ctx.addIssue(
-        issue('mutually_exclusive_field_required', 'Send either reference or the deprecated instruction_reference, not both.', [
-          'instruction_reference',
-        ]),
+        issue(
+          'mutually_exclusive_field_required',
+          'Send either reference or the deprecated instruction_reference, not both.',
+          ['instruction_reference'],
+        ),
       );
     } else if (v.reference === undefined && v.instruction_reference === undefined) {
       ctx.addIssue(issue('required', 'This field is required.', ['reference']));
     } else {
-      const [attr, reference] = v.reference !== undefined ? ['reference', v.reference] : ['instruction_reference', v.instruction_reference!];
+      const [attr, reference] =
+        v.reference !== undefined ? ['reference', v.reference] : ['instruction_reference', v.instruction_reference!];
       const shape = REFERENCE_SHAPES[v.vendor];
       // The length first: the pattern only ever runs on a bounded string.
       if (reference.length > shape.maxLength || !shape.pattern.test(reference)) {
@@ -72,7 +80,9 @@ export const CreatePaymentInstructionRequest = z
       }
     }
     if (v.ledger_code !== undefined) {
-      ctx.addIssue(issue('ledger_code_does_not_exist', `Ledger code "${v.ledger_code}" does not exist.`, ['ledger_code']));
+      ctx.addIssue(
+        issue('ledger_code_does_not_exist', `Ledger code "${v.ledger_code}" does not exist.`, ['ledger_code']),
+      );
     }
   })
   .transform(({ instruction_reference, ledger_code: _ledger, reference, ...rest }) => ({

@@ -50,7 +50,12 @@ export async function verifyInstruction(
   accountId: number,
   instruction: CreatePaymentInstruction,
 ): Promise<Verified> {
-  const stored = await repo.findRelevantInstructions(deps.db.prisma, accountId, instruction.vendor, instruction.reference);
+  const stored = await repo.findRelevantInstructions(
+    deps.db.prisma,
+    accountId,
+    instruction.vendor,
+    instruction.reference,
+  );
   if (decide(stored, instruction) !== 'new') return { instruction };
   const details = await deps.verify(instruction);
   await checkOwnership(deps.db.prisma, accountId, instruction, details);
@@ -62,7 +67,12 @@ export async function verifyInstruction(
  * What can be checked is checked: when the platform recorded the account's Stripe customer, the
  * PaymentMethod must be attached to that customer. Without a recorded customer nothing here can tell.
  */
-async function checkOwnership(db: DbClient, accountId: number, instruction: CreatePaymentInstruction, details: VendorDetails): Promise<void> {
+async function checkOwnership(
+  db: DbClient,
+  accountId: number,
+  instruction: CreatePaymentInstruction,
+  details: VendorDetails,
+): Promise<void> {
   if (instruction.vendor !== 'STRIPE') return;
   const recorded = await repo.findRecordedStripeCustomer(db, accountId);
   if (recorded !== null && details.customer !== recorded) {
@@ -76,7 +86,11 @@ async function checkOwnership(db: DbClient, accountId: number, instruction: Crea
 }
 
 /** The worker's second half, in the transaction that stores the answer. */
-export async function recordInstruction(tx: DbClient, accountId: number, { instruction, details }: Verified): Promise<QueuedRequestOutcome> {
+export async function recordInstruction(
+  tx: DbClient,
+  accountId: number,
+  { instruction, details }: Verified,
+): Promise<QueuedRequestOutcome> {
   const platformAccountNumber = await repo.lockAccount(tx, accountId);
   if (platformAccountNumber === undefined) return outcomeOf(accountNotFound());
   // Decided again under the lock: a concurrent request for this account may have committed meanwhile.
@@ -85,15 +99,25 @@ export async function recordInstruction(tx: DbClient, accountId: number, { instr
   if (decision === 'conflict') return outcomeOf(activeInstructionConflict());
   if (decision === 'new') {
     // Only if an instruction seen before the lock has vanished since; the retry asks the vendor.
-    if (!details) throw new TransientError('instruction_changed', "The account's instructions changed. Retry the request as it is.");
+    if (!details)
+      throw new TransientError(
+        'instruction_changed',
+        "The account's instructions changed. Retry the request as it is.",
+      );
     await repo.insertInstruction(tx, accountId, instruction, details);
   }
-  const body: CreatedPaymentInstruction = { platform_account_number: platformAccountNumber, reference: instruction.reference };
+  const body: CreatedPaymentInstruction = {
+    platform_account_number: platformAccountNumber,
+    reference: instruction.reference,
+  };
   return { status: 201, body };
 }
 
 /** Same vendor and reference stored: nothing to add (201 again). Another active instruction: refused. */
-function decide(stored: repo.StoredInstruction[], instruction: CreatePaymentInstruction): 'exists' | 'conflict' | 'new' {
+function decide(
+  stored: repo.StoredInstruction[],
+  instruction: CreatePaymentInstruction,
+): 'exists' | 'conflict' | 'new' {
   if (stored.some((s) => s.vendor === instruction.vendor && s.reference === instruction.reference)) return 'exists';
   return stored.some((s) => s.isActive) ? 'conflict' : 'new';
 }

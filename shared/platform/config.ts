@@ -25,113 +25,139 @@ function clusterNodes(value: string, ctx: z.RefinementCtx): { host: string; port
   return nodes.map((m) => ({ host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) }));
 }
 
-export const ConfigSchema = z.object({
-  NODE_ENV: z.string().max(64).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
-  HOST: z.string().default('0.0.0.0'),
-  // The staff pages (sign-in, queue dashboard, support) on a listener of their own, which a firewall
-  // or proxy can keep off the internet; the main port then no longer serves them. 0 picks a free port.
-  STAFF_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
-  // Seed nodes (`host:port,host:port`) of a Redis Cluster; when set, every connection is a cluster
-  // client and REDIS_URL is not used.
-  REDIS_CLUSTER_NODES: z
-    .string()
-    .max(4096)
-    .optional()
-    .transform((value, ctx) => (value === undefined || value.trim() === '' ? undefined : clusterNodes(value, ctx))),
-  // The hash tag keeps every key of a queue in one Redis Cluster slot.
-  QUEUE_PREFIX: z.string().min(1).default('{import}'),
-  TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),
-  TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
-  // Verified access tokens each API process remembers (0 turns the cache off), and for how long.
-  TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
-  TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
-  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(7 * 24 * 3600),
-  DOCUMENT_BUCKET: z.string().min(1).default('production-files'),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
-  MAX_ITEMS_PER_REQUEST: z.coerce.number().int().positive().default(1000),
-  RESULT_WAIT_MS: z.coerce.number().int().positive().default(25_000),
-  // Jobs per queue per worker process (measured: 8 → 16 took transactions from 100 to 146 req/s).
-  WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
-  DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
-  // Children `npm start` keeps running: API processes share the port; one of each uses both cores of
-  // a 2-core machine (the API and the workers each saturate about one core under load).
-  API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
-  WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
-  STRIPE_SECRET_KEY: z.string().default(STRIPE_NOT_CONFIGURED),
-  STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
-  VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
-  // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
-  ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120_000),
-  TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  // Most hits an API process leases at once from the organisation's Redis counter (1: ask Redis on
-  // every request, exact to the hit; larger: fewer round trips, refusals up to lease − 1 hits early).
-  ORG_RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1000).default(100),
-  // Set when the API runs behind a proxy that sets X-Forwarded-For and X-Forwarded-Proto: Express's
-  // "trust proxy" forms (hop count, true/false, loopback/linklocal/uniquelocal, addresses and CIDRs).
-  TRUST_PROXY: z.string().max(2048).optional().transform((value, ctx) => {
-    if (value === undefined) return undefined;
-    const parsed = parseTrustProxy(value);
-    if (typeof parsed === 'string') {
-      ctx.addIssue({ code: 'custom', message: parsed });
-      return z.NEVER;
-    }
-    return parsed.value;
-  }),
-  // A worker-only process (start:worker) serves its own /metrics (job durations, breakers) on this port.
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  // Bearer token for GET /metrics; unset closes the endpoint to tokens.
-  METRICS_TOKEN: z.string().min(16).optional(),
-  // Signs the staff session cookie. To rotate it, move the old one to SESSION_SECRET_PREVIOUS: cookies
-  // signed with either are accepted, new ones are signed with SESSION_SECRET.
-  SESSION_SECRET: z.string().min(32).default(DEV_SESSION_SECRET),
-  SESSION_SECRET_PREVIOUS: z.string().min(32).optional(),
-  // Secure flag of the staff cookies: "auto" sets it when the request came over HTTPS (behind a proxy
-  // that needs TRUST_PROXY); "true" always (the cookie then takes the __Host- prefix); "false" never.
-  STAFF_COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
-  // A staff session ends after this long without a request, and in any case this long after sign-in.
-  STAFF_SESSION_IDLE_SECONDS: z.coerce.number().int().positive().default(30 * 60),
-  STAFF_SESSION_MAX_SECONDS: z.coerce.number().int().positive().default(12 * 3600),
-  // Failed staff sign-ins per client address per minute, and per user name per hour (a guesser spread
-  // over many addresses still meets the second).
-  STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
-  // Load shedding (README "Load shedding"). Streamed lists and CSV downloads each hold a database
-  // connection for their whole run: per process they get fewer slots than the pool has connections,
-  // so short requests always find one, and one organisation (or staff user) gets only a few of them.
-  LIST_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(6),
-  // Three: a migration script may fetch the all, pending and imported lists at once.
-  LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(3),
-  // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
-  // accounts takes ~6 s.
-  LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
-  // A streamed response whose client has read nothing for this long is ended and its connection freed.
-  STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  // How long a request waits for a pooled database connection before 503 database_busy.
-  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  // Queued writes (transactions, payment instructions) waiting for their answer at once.
-  QUEUED_REQUESTS_PER_PROCESS: z.coerce.number().int().positive().default(512),
-  QUEUED_REQUESTS_PER_ORGANISATION: z.coerce.number().int().positive().default(64),
-  // Retry-After of every load-shedding answer (429 too_many_concurrent_requests, 503 server_busy/database_busy).
-  LOAD_SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(5),
-  // obtainToken is parsed before anyone is authenticated: its bodies get this much smaller limit.
-  GRAPHQL_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024),
-  // Payment-vendor look-ups in flight per organisation in one worker process (the rest wait their turn),
-  // so one tenant's burst of bad references cannot fill the vendor's breaker window for everyone.
-  VENDOR_CALLS_PER_ORGANISATION: z.coerce.number().int().positive().default(4),
-  STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(30),
-  // Password hashes computed at once per process (scrypt takes 128 MiB each), and how long a sign-in
-  // waits for a turn before it is answered 429.
-  STAFF_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
-  STAFF_HASH_WAIT_MS: z.coerce.number().int().positive().default(3000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-}).refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
-  // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this
-  // plain-HTTP service learns only from a trusted proxy: without one, sign-in would silently fail.
-  path: ['STAFF_COOKIE_SECURE'],
-  message: 'STAFF_COOKIE_SECURE=true needs TRUST_PROXY (the TLS proxy in front of the service)',
-});
+export const ConfigSchema = z
+  .object({
+    NODE_ENV: z.string().max(64).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+    HOST: z.string().default('0.0.0.0'),
+    // The staff pages (sign-in, queue dashboard, support) on a listener of their own, which a firewall
+    // or proxy can keep off the internet; the main port then no longer serves them. 0 picks a free port.
+    STAFF_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/data_import'),
+    REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+    // Seed nodes (`host:port,host:port`) of a Redis Cluster; when set, every connection is a cluster
+    // client and REDIS_URL is not used.
+    REDIS_CLUSTER_NODES: z
+      .string()
+      .max(4096)
+      .optional()
+      .transform((value, ctx) => (value === undefined || value.trim() === '' ? undefined : clusterNodes(value, ctx))),
+    // The hash tag keeps every key of a queue in one Redis Cluster slot.
+    QUEUE_PREFIX: z.string().min(1).default('{import}'),
+    TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),
+    TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+    // Verified access tokens each API process remembers (0 turns the cache off), and for how long.
+    TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+    TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+    REFRESH_TOKEN_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(7 * 24 * 3600),
+    DOCUMENT_BUCKET: z.string().min(1).default('production-files'),
+    BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(5 * 1024 * 1024),
+    MAX_ITEMS_PER_REQUEST: z.coerce.number().int().positive().default(1000),
+    RESULT_WAIT_MS: z.coerce.number().int().positive().default(25_000),
+    // Jobs per queue per worker process (measured: 8 → 16 took transactions from 100 to 146 req/s).
+    WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+    DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+    // Children `npm start` keeps running: API processes share the port; one of each uses both cores of
+    // a 2-core machine (the API and the workers each saturate about one core under load).
+    API_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+    WORKER_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+    STRIPE_SECRET_KEY: z.string().default(STRIPE_NOT_CONFIGURED),
+    STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
+    VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+    // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
+    ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120_000),
+    TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),
+    // Most hits an API process leases at once from the organisation's Redis counter (1: ask Redis on
+    // every request, exact to the hit; larger: fewer round trips, refusals up to lease − 1 hits early).
+    ORG_RATE_LIMIT_LEASE_MAX: z.coerce.number().int().min(1).max(1000).default(100),
+    // Set when the API runs behind a proxy that sets X-Forwarded-For and X-Forwarded-Proto: Express's
+    // "trust proxy" forms (hop count, true/false, loopback/linklocal/uniquelocal, addresses and CIDRs).
+    TRUST_PROXY: z
+      .string()
+      .max(2048)
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined) return undefined;
+        const parsed = parseTrustProxy(value);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', message: parsed });
+          return z.NEVER;
+        }
+        return parsed.value;
+      }),
+    // A worker-only process (start:worker) serves its own /metrics (job durations, breakers) on this port.
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    // Bearer token for GET /metrics; unset closes the endpoint to tokens.
+    METRICS_TOKEN: z.string().min(16).optional(),
+    // Signs the staff session cookie. To rotate it, move the old one to SESSION_SECRET_PREVIOUS: cookies
+    // signed with either are accepted, new ones are signed with SESSION_SECRET.
+    SESSION_SECRET: z.string().min(32).default(DEV_SESSION_SECRET),
+    SESSION_SECRET_PREVIOUS: z.string().min(32).optional(),
+    // Secure flag of the staff cookies: "auto" sets it when the request came over HTTPS (behind a proxy
+    // that needs TRUST_PROXY); "true" always (the cookie then takes the __Host- prefix); "false" never.
+    STAFF_COOKIE_SECURE: z.enum(['auto', 'true', 'false']).default('auto'),
+    // A staff session ends after this long without a request, and in any case this long after sign-in.
+    STAFF_SESSION_IDLE_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60),
+    STAFF_SESSION_MAX_SECONDS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(12 * 3600),
+    // Failed staff sign-ins per client address per minute, and per user name per hour (a guesser spread
+    // over many addresses still meets the second).
+    STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+    // Load shedding (README "Load shedding"). Streamed lists and CSV downloads each hold a database
+    // connection for their whole run: per process they get fewer slots than the pool has connections,
+    // so short requests always find one, and one organisation (or staff user) gets only a few of them.
+    LIST_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(6),
+    // Three: a migration script may fetch the all, pending and imported lists at once.
+    LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(3),
+    // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
+    // accounts takes ~6 s.
+    LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+    // A streamed response whose client has read nothing for this long is ended and its connection freed.
+    STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    // How long a request waits for a pooled database connection before 503 database_busy.
+    DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    // Queued writes (transactions, payment instructions) waiting for their answer at once.
+    QUEUED_REQUESTS_PER_PROCESS: z.coerce.number().int().positive().default(512),
+    QUEUED_REQUESTS_PER_ORGANISATION: z.coerce.number().int().positive().default(64),
+    // Retry-After of every load-shedding answer (429 too_many_concurrent_requests, 503 server_busy/database_busy).
+    LOAD_SHED_RETRY_AFTER_SECONDS: z.coerce.number().int().positive().default(5),
+    // obtainToken is parsed before anyone is authenticated: its bodies get this much smaller limit.
+    GRAPHQL_BODY_LIMIT_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(16 * 1024),
+    // Payment-vendor look-ups in flight per organisation in one worker process (the rest wait their turn),
+    // so one tenant's burst of bad references cannot fill the vendor's breaker window for everyone.
+    VENDOR_CALLS_PER_ORGANISATION: z.coerce.number().int().positive().default(4),
+    STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR: z.coerce.number().int().positive().default(30),
+    // Password hashes computed at once per process (scrypt takes 128 MiB each), and how long a sign-in
+    // waits for a turn before it is answered 429.
+    STAFF_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
+    STAFF_HASH_WAIT_MS: z.coerce.number().int().positive().default(3000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
+    // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this
+    // plain-HTTP service learns only from a trusted proxy: without one, sign-in would silently fail.
+    path: ['STAFF_COOKIE_SECURE'],
+    message: 'STAFF_COOKIE_SECURE=true needs TRUST_PROXY (the TLS proxy in front of the service)',
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -147,7 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 function secretProblems(env: NodeJS.ProcessEnv): string[] {
   if (DEVELOPMENT_ENVIRONMENTS.has(env.NODE_ENV ?? 'development')) return [];
   const problems = SIGNING_SECRETS.map((name) => secretProblem(name, env[name]));
-  if (env.SESSION_SECRET_PREVIOUS !== undefined) problems.push(secretProblem('SESSION_SECRET_PREVIOUS', env.SESSION_SECRET_PREVIOUS));
+  if (env.SESSION_SECRET_PREVIOUS !== undefined)
+    problems.push(secretProblem('SESSION_SECRET_PREVIOUS', env.SESSION_SECRET_PREVIOUS));
   return problems.filter((p): p is string => p !== undefined);
 }
 

@@ -48,7 +48,8 @@ export async function openBoundedCursor(
     throw err;
   }
   const deadline = setTimeout(() => {
-    if (!stream.destroyed && !stream.readableEnded) stream.destroy(new Error(`${opts.what} cursor open longer than ${opts.timeoutMs} ms`));
+    if (!stream.destroyed && !stream.readableEnded)
+      stream.destroy(new Error(`${opts.what} cursor open longer than ${opts.timeoutMs} ms`));
   }, opts.timeoutMs);
   deadline.unref();
   stream.once('close', () => clearTimeout(deadline));

@@ -22,7 +22,10 @@ export interface Prepared {
 
 /** Plain SQL with $1… parameters: the pool, or the connection of an `inTransaction` callback. */
 export interface Sql {
-  query<R extends QueryResultRow = QueryResultRow>(statement: string | Prepared, values?: unknown[]): Promise<QueryResult<R>>;
+  query<R extends QueryResultRow = QueryResultRow>(
+    statement: string | Prepared,
+    values?: unknown[],
+  ): Promise<QueryResult<R>>;
 }
 
 /**
@@ -34,7 +37,10 @@ export function asSql(client: Sql | DbClient): Sql {
   if ('query' in client) return client;
   return {
     async query<R extends QueryResultRow>(statement: string | Prepared, values: unknown[] = []) {
-      const rows = await client.$queryRawUnsafe<R[]>(typeof statement === 'string' ? statement : statement.text, ...values);
+      const rows = await client.$queryRawUnsafe<R[]>(
+        typeof statement === 'string' ? statement : statement.text,
+        ...values,
+      );
       return { rows, rowCount: rows.length, command: '', oid: 0, fields: [] };
     },
   };

@@ -95,7 +95,12 @@ export class UnavailableError extends AppError {
 
 /** A request that waited too long for its queued work: the work goes on; poll its Location or retry with the same key. */
 export const resultPending = (retryAfterSeconds: number, requestId?: string): UnavailableError =>
-  new UnavailableError('result_pending', 'The request is still being processed. Retry it as it is.', retryAfterSeconds, requestId);
+  new UnavailableError(
+    'result_pending',
+    'The request is still being processed. Retry it as it is.',
+    retryAfterSeconds,
+    requestId,
+  );
 
 /** A vendor or dependency fault worth retrying (BullMQ retries the job). */
 export class TransientError extends AppError {

@@ -38,7 +38,8 @@ export function checkAccountNumberAlias(value: unknown, ctx: z.core.$RefinementC
     ctx.addIssue({
       code: 'custom',
       path: ['account_number'],
-      message: 'account_number is the deprecated name of external_account_number: send one, or both with the same value.',
+      message:
+        'account_number is the deprecated name of external_account_number: send one, or both with the same value.',
       params: { code: 'mutually_exclusive_field_required' },
     });
   }
@@ -83,7 +84,9 @@ function sameWrittenDay(m: RegExpExecArray, date: Date): boolean {
   const offsetMinutes =
     zone === 'Z' ? 0 : (zone!.startsWith('-') ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
   const wall = new Date(date.getTime() + offsetMinutes * 60_000);
-  return wall.getUTCFullYear() === Number(y) && wall.getUTCMonth() + 1 === Number(mo) && wall.getUTCDate() === Number(d);
+  return (
+    wall.getUTCFullYear() === Number(y) && wall.getUTCMonth() + 1 === Number(mo) && wall.getUTCDate() === Number(d)
+  );
 }
 
 /** A Date as the spec writes datetimes: UTC, `Z`, seconds; milliseconds only when there are some. */
@@ -131,7 +134,11 @@ export function DecimalField(wholeDigits: number, fractionDigits: number) {
     } else if (places > fractionDigits) {
       fail(ctx, 'max_decimal_places', `Ensure that there are no more than ${fractionDigits} decimal places.`);
     } else if (whole > wholeDigits) {
-      fail(ctx, 'max_whole_digits', `Ensure that there are no more than ${wholeDigits} digits before the decimal point.`);
+      fail(
+        ctx,
+        'max_whole_digits',
+        `Ensure that there are no more than ${wholeDigits} digits before the decimal point.`,
+      );
     } else if (typeof value === 'number' && d.sd() > MAX_EXACT_JSON_NUMBER_DIGITS) {
       // The body parser already rounded this number to a double: its last digits may not be the ones sent.
       fail(
@@ -159,7 +166,8 @@ const MAX_DOCUMENT_PATH = 1024;
 // Characters that read as a full stop: what NFKC leaves alone (ideographic and Arabic full stops,
 // middle dots, dot operators, Syriac and Lisu dots). NFKC already folds the full-width, small and
 // leader dots (U+FF0E, U+FE52, U+2024, U+2025) into ".".
-const DOT_LOOK_ALIKES = /[.\u00b7\u0387\u06d4\u0701\u0702\u2027\u2219\u22c5\u2e31\u2e33\u3002\u30fb\ua4f8\ua60e\uff61\uff65]/gu;
+const DOT_LOOK_ALIKES =
+  /[.\u00b7\u0387\u06d4\u0701\u0702\u2027\u2219\u22c5\u2e31\u2e33\u3002\u30fb\ua4f8\ua60e\uff61\uff65]/gu;
 // Invisible format characters and spaces a file system or a reader may drop (Windows strips trailing
 // spaces and dots): ". ." or ".\u200b." must not survive as a dot segment.
 const IGNORABLE = /[\p{Cf}\p{Zs}]/gu;

@@ -6,7 +6,7 @@ import type { RedisTarget } from './redis';
 
 const HOW_TO_START = {
   postgres:
-    "start it with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, or `docker compose up -d postgres`",
+    'start it with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, or `docker compose up -d postgres`',
   redis:
     'start it with `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`, or `docker compose up -d redis`',
 };
@@ -36,7 +36,9 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
 
 export async function checkRedis(target: RedisTarget): Promise<void> {
   // A cluster is reachable when any of its seed nodes answers: the client learns the rest from it.
-  const seeds = target.REDIS_CLUSTER_NODES?.map((n) => `redis://${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`) ?? [target.REDIS_URL];
+  const seeds = target.REDIS_CLUSTER_NODES?.map(
+    (n) => `redis://${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`,
+  ) ?? [target.REDIS_URL];
   const failures: string[] = [];
   for (const url of seeds) {
     const failure = await pingRedis(url);

@@ -26,13 +26,19 @@ export async function prepare(name: string, opts: { migrate: boolean }): Promise
   const logger = createLogger(config.LOG_LEVEL, name);
   if (usesDevTokenSecret(config)) logger.warn('TOKEN_SECRET is the development default: set your own before real use');
   for (const vendor of unconfiguredVendors(config)) {
-    logger.warn({ vendor }, `${vendor} is not configured (STRIPE_SECRET_KEY): its payment instructions will answer 500 vendor_unavailable`);
+    logger.warn(
+      { vendor },
+      `${vendor} is not configured (STRIPE_SECRET_KEY): its payment instructions will answer 500 vendor_unavailable`,
+    );
   }
   return { config, logger };
 }
 
 /** prepare(), then the process's database pool. */
-export async function boot(name: string, opts: { migrate: boolean; poolSize?: (config: Config) => number }): Promise<Booted> {
+export async function boot(
+  name: string,
+  opts: { migrate: boolean; poolSize?: (config: Config) => number },
+): Promise<Booted> {
   const { config, logger } = await prepare(name, opts);
   const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;
   return { config, db: createDatabase({ ...config, DB_POOL_SIZE: poolSize }), logger };

@@ -81,9 +81,19 @@ export function supervise(specs: ChildSpec[], logger: Logger, policy: Supervisor
     const now = Date.now();
     if (now - slot.startedAt >= policy.stableAfterMs) slot.delayMs = policy.firstDelayMs;
     slot.restarts = [...slot.restarts.filter((t) => now - t < policy.crashLoopWindowMs), now];
-    const details = { role: slot.role, index: slot.index, childPid: child.process.pid, code, signal, restartInMs: slot.delayMs };
+    const details = {
+      role: slot.role,
+      index: slot.index,
+      childPid: child.process.pid,
+      code,
+      signal,
+      restartInMs: slot.delayMs,
+    };
     if (slot.restarts.length >= policy.crashLoopRestarts) {
-      logger.error({ ...details, restartsInWindow: slot.restarts.length, windowMs: policy.crashLoopWindowMs }, 'child crash loop');
+      logger.error(
+        { ...details, restartsInWindow: slot.restarts.length, windowMs: policy.crashLoopWindowMs },
+        'child crash loop',
+      );
     } else {
       logger.error(details, 'child exited; restarting');
     }

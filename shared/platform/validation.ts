@@ -8,10 +8,16 @@ export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
   const attr = issue.path.map(String).join('.') || 'non_field_errors';
   const input = (issue as { input?: unknown }).input;
   // However a field is typed (union, enum, literal), a missing or null one reads the same way.
-  if (input === undefined && (issue.code === 'invalid_union' || issue.code === 'invalid_type' || issue.code === 'invalid_value')) {
+  if (
+    input === undefined &&
+    (issue.code === 'invalid_union' || issue.code === 'invalid_type' || issue.code === 'invalid_value')
+  ) {
     return { attr, code: 'required', detail: 'This field is required.' };
   }
-  if (input === null && (issue.code === 'invalid_union' || issue.code === 'invalid_type' || issue.code === 'invalid_value')) {
+  if (
+    input === null &&
+    (issue.code === 'invalid_union' || issue.code === 'invalid_type' || issue.code === 'invalid_value')
+  ) {
     return { attr, code: 'null', detail: 'This field may not be null.' };
   }
   switch (issue.code) {
@@ -29,10 +35,18 @@ export function issueToFieldError(issue: z.core.$ZodIssue): FieldError {
       return { attr, code: 'min_value', detail: `Ensure this value is at least ${String(issue.minimum)}.` };
     case 'too_big':
       if (issue.origin === 'string') {
-        return { attr, code: 'max_length', detail: `Ensure this field has no more than ${String(issue.maximum)} characters.` };
+        return {
+          attr,
+          code: 'max_length',
+          detail: `Ensure this field has no more than ${String(issue.maximum)} characters.`,
+        };
       }
       if (issue.origin === 'array') {
-        return { attr, code: 'max_length', detail: `Ensure this list has no more than ${String(issue.maximum)} items.` };
+        return {
+          attr,
+          code: 'max_length',
+          detail: `Ensure this list has no more than ${String(issue.maximum)} items.`,
+        };
       }
       return { attr, code: 'max_value', detail: `Ensure this value is at most ${String(issue.maximum)}.` };
     case 'invalid_value':
@@ -73,7 +87,8 @@ function textProblem(s: string): Pick<FieldError, 'code' | 'detail'> | undefined
   // PostgreSQL text and jsonb cannot hold NUL: inserting one fails the whole statement.
   if (s.includes('\u0000')) return { code: 'null_characters_not_allowed', detail: 'Null characters are not allowed.' };
   // A lone surrogate is not Unicode text: the UTF-8 encoding would silently turn it into U+FFFD.
-  if (LONE_SURROGATE.test(s)) return { code: 'surrogate_characters_not_allowed', detail: 'Lone surrogate characters are not allowed.' };
+  if (LONE_SURROGATE.test(s))
+    return { code: 'surrogate_characters_not_allowed', detail: 'Lone surrogate characters are not allowed.' };
   return undefined;
 }
 
@@ -107,13 +122,16 @@ export function findUnstorableJson(body: unknown): FieldError | undefined {
     if (path.length >= MAX_JSON_DEPTH) {
       return { attr, code: 'max_depth', detail: `Values may not be nested more than ${MAX_JSON_DEPTH} levels deep.` };
     }
-    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((v, i) => [i, v])
+      : Object.entries(value);
     for (const [key] of entries) {
       const problem = typeof key === 'string' ? textProblem(key) : undefined;
       if (problem) return { attr: attrOf([...path, key]), ...problem };
     }
     // Reversed, so the first offending value in document order is the one reported.
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: [...path, entries[i]![0]] });
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push({ value: entries[i]![1], path: [...path, entries[i]![0]] });
   }
   return undefined;
 }

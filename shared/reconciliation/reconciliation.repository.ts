@@ -37,5 +37,9 @@ const RECONCILIATION_SQL = `
 
 /** A bounded cursor (shared/platform/cursor.ts): `timeoutMs` bounds each fetch and the whole stream. */
 export function streamReconciliation(pool: Pool, supplierCode: string, timeoutMs: number): Promise<OpenCursor> {
-  return openBoundedCursor(pool, RECONCILIATION_SQL, [supplierCode], { batchSize: 1000, timeoutMs, what: 'reconciliation' });
+  return openBoundedCursor(pool, RECONCILIATION_SQL, [supplierCode], {
+    batchSize: 1000,
+    timeoutMs,
+    what: 'reconciliation',
+  });
 }

@@ -10,7 +10,12 @@ import { csvCell } from '../staff/csv';
 import { ACCOUNT_COLUMNS, FIGURES, type ReconciliationRow } from './reconciliation.figures';
 import { streamReconciliation, type ReconciliationDbRow } from './reconciliation.repository';
 
-export async function openReconciliation(db: Database, organisationId: number, supplierCode: string, timeoutMs: number) {
+export async function openReconciliation(
+  db: Database,
+  organisationId: number,
+  supplierCode: string,
+  timeoutMs: number,
+) {
   if (!isStorableText(supplierCode) || !(await isSupplierVisible(db.pool, organisationId, supplierCode))) {
     throw supplierNotFound();
   }

@@ -57,14 +57,21 @@ export async function runQueuedJob<K extends JobKey, R>(
   try {
     if (processor.onlyWhilePending && (await isRequestFinished(ctx.db, requestId))) return null;
     const step = await prepare(key, job, processor).catch(asRefusal);
-    const answer = await finishRequest(ctx.db, requestId, 'refusal' in step ? answerWith(step.refusal) : bind(processor, step));
+    const answer = await finishRequest(
+      ctx.db,
+      requestId,
+      'refusal' in step ? answerWith(step.refusal) : bind(processor, step),
+    );
     return answer && (JOBS[key].eventAnswer?.compact(answer) ?? answer);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     if (err instanceof GiveUp || isFinalAttempt(job)) {
       const answer = exhausted(key, err instanceof GiveUp ? err.reason : err);
       await finishRequest(ctx.db, requestId, answerWith(answer)).catch((storeErr: unknown) =>
-        ctx.logger.error({ err: storeErr, requestId }, 'could not store the answer of a request whose attempts are spent'),
+        ctx.logger.error(
+          { err: storeErr, requestId },
+          'could not store the answer of a request whose attempts are spent',
+        ),
       );
     }
     throw err;
@@ -96,7 +103,8 @@ function asRefusal(err: unknown): { refusal: AppError } {
 }
 
 /** The work that finishes a request, bound to its transaction kind. */
-type Work = { sql: (tx: Sql) => Promise<QueuedRequestOutcome> } | { prisma: (tx: DbClient) => Promise<QueuedRequestOutcome> };
+type Work =
+  { sql: (tx: Sql) => Promise<QueuedRequestOutcome> } | { prisma: (tx: DbClient) => Promise<QueuedRequestOutcome> };
 
 function bind<P, R>(commit: Commit<P, R>, { request, prepared }: Prepared<P, R>): Work {
   return 'sql' in commit
@@ -114,7 +122,11 @@ async function finishRequest(db: Database, requestId: string, work: Work): Promi
   });
 }
 
-async function finishOnce(sql: Sql, requestId: string, work: () => Promise<QueuedRequestOutcome>): Promise<QueuedRequestOutcome | null> {
+async function finishOnce(
+  sql: Sql,
+  requestId: string,
+  work: () => Promise<QueuedRequestOutcome>,
+): Promise<QueuedRequestOutcome | null> {
   if (!(await repo.lockUnfinished(sql, requestId))) return null;
   const outcome = await work();
   await repo.finishResult(sql, requestId, outcome.status, outcome.body, errorCodeOf(outcome));

@@ -168,12 +168,22 @@ async function waitForResult(
   }
 }
 
-async function findRequestAnswer(db: Database, organisationId: number, requestId: string): Promise<QueuedRequestOutcome> {
+async function findRequestAnswer(
+  db: Database,
+  organisationId: number,
+  requestId: string,
+): Promise<QueuedRequestOutcome> {
   // Another organisation's request answers exactly as one that does not exist.
-  const row = requestId.length === 36 && REQUEST_ID.test(requestId) ? await repo.findOwnResult(db.pool, organisationId, requestId) : null;
+  const row =
+    requestId.length === 36 && REQUEST_ID.test(requestId)
+      ? await repo.findOwnResult(db.pool, organisationId, requestId)
+      : null;
   const purged = row?.httpStatus != null && row.body == null;
   if (!row || purged) {
-    throw new NotFoundError('request_not_found', 'No request with this id, or its answer was purged 24 hours after it finished.');
+    throw new NotFoundError(
+      'request_not_found',
+      'No request with this id, or its answer was purged 24 hours after it finished.',
+    );
   }
   if (row.httpStatus == null) throw resultPending(RETRY_AFTER_SECONDS, requestId);
   return { status: row.httpStatus, body: row.body };
@@ -181,7 +191,8 @@ async function findRequestAnswer(db: Database, organisationId: number, requestId
 
 /** One listener per queue for every waiting request (not one per request). */
 function listenForCompletions(ctx: Context): () => void {
-  const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => ctx.waiters.wake(jobId, returnvalue ?? undefined);
+  const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) =>
+    ctx.waiters.wake(jobId, returnvalue ?? undefined);
   const failed = ({ jobId }: { jobId: string }) => ctx.waiters.wake(jobId);
   const events = (Object.keys(JOBS) as JobKey[]).map((key) => ctx.queues.events(key));
   for (const e of new Set(events)) {

@@ -48,7 +48,10 @@ export interface NewPendingResult {
 }
 
 /** Inserts the pending row; with a key that already has a row, returns that row instead. */
-export async function createOrFindPending(db: Sql, row: NewPendingResult): Promise<{ created: boolean; result: StoredResult }> {
+export async function createOrFindPending(
+  db: Sql,
+  row: NewPendingResult,
+): Promise<{ created: boolean; result: StoredResult }> {
   const inserted = await db.query(INSERT_PENDING, [
     row.id,
     row.organisationId,
@@ -59,7 +62,10 @@ export async function createOrFindPending(db: Sql, row: NewPendingResult): Promi
     row.runId,
   ]);
   if (inserted.rowCount === 1) {
-    return { created: true, result: { id: row.id, bodyHash: row.bodyHash, httpStatus: null, body: null, createdAt: new Date() } };
+    return {
+      created: true,
+      result: { id: row.id, bodyHash: row.bodyHash, httpStatus: null, body: null, createdAt: new Date() },
+    };
   }
   // A separate statement: it sees the conflicting row once the insert above has waited for its commit.
   const { rows } = await db.query<StoredResult>(
@@ -78,15 +84,18 @@ export async function findResult(db: Sql, id: string): Promise<StoredResult | nu
 
 /** The organisation's own request: another organisation's id is as absent as an unknown one. */
 export async function findOwnResult(db: Sql, organisationId: number, id: string): Promise<StoredResult | null> {
-  const { rows } = await db.query<StoredResult>(`SELECT ${COLUMNS} FROM request_results WHERE id = $1 AND organisation_id = $2`, [
-    id,
-    organisationId,
-  ]);
+  const { rows } = await db.query<StoredResult>(
+    `SELECT ${COLUMNS} FROM request_results WHERE id = $1 AND organisation_id = $2`,
+    [id, organisationId],
+  );
   return rows[0] ?? null;
 }
 
 /** The finished ones among `ids`, with their answers: one query for every request a process waits for. */
-export async function findFinished(db: Sql, ids: string[]): Promise<{ id: string; httpStatus: number; body: Prisma.JsonValue }[]> {
+export async function findFinished(
+  db: Sql,
+  ids: string[],
+): Promise<{ id: string; httpStatus: number; body: Prisma.JsonValue }[]> {
   const { rows } = await db.query<{ id: string; httpStatus: number; body: Prisma.JsonValue }>(FIND_FINISHED, [ids]);
   return rows;
 }
@@ -126,7 +135,13 @@ export async function lockUnfinished(db: Sql, id: string): Promise<boolean> {
 }
 
 /** `errorCode`: the refusal's code (a 4xx or 5xx answer), for support look-ups without reading bodies. */
-export async function finishResult(db: Sql, id: string, httpStatus: number, body: unknown, errorCode: string | null): Promise<void> {
+export async function finishResult(
+  db: Sql,
+  id: string,
+  httpStatus: number,
+  body: unknown,
+  errorCode: string | null,
+): Promise<void> {
   await db.query(FINISH, [id, httpStatus, JSON.stringify(body), errorCode]);
 }
 

@@ -7,9 +7,29 @@ export const REDACTED = '[redacted]';
 const SECRET_KEY = /token|secret|passw|credential|authori[sz]ation|cookie|session|key|signature|private/i;
 const SHOWN_STRING_KEY = new RegExp(
   [
-    '^id$', '_id$', '[a-z]Id$', '^status$', '_status$', '^state$', '^outcome$', '^type$', '_type$', '^code$', '_code$',
-    '^reason$', '^vendor$', '_supplier$', '_account_number$', '_date$', '_at$', '^rate_band$', 'amount$',
-    '^price_per_unit$', '^number_of_units$', '^value_taxed$', '^rate$',
+    '^id$',
+    '_id$',
+    '[a-z]Id$',
+    '^status$',
+    '_status$',
+    '^state$',
+    '^outcome$',
+    '^type$',
+    '_type$',
+    '^code$',
+    '_code$',
+    '^reason$',
+    '^vendor$',
+    '_supplier$',
+    '_account_number$',
+    '_date$',
+    '_at$',
+    '^rate_band$',
+    'amount$',
+    '^price_per_unit$',
+    '^number_of_units$',
+    '^value_taxed$',
+    '^rate$',
   ].join('|'),
 );
 

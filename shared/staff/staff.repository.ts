@@ -26,7 +26,10 @@ export async function listStaff(db: DbClient) {
 }
 
 /** Inserts the user unless the username is taken; the row, or undefined when it existed. */
-export async function insertStaffIfAbsent(db: DbClient, u: { username: string; role: StaffRole; passwordHash: string }) {
+export async function insertStaffIfAbsent(
+  db: DbClient,
+  u: { username: string; role: StaffRole; passwordHash: string },
+) {
   const rows = await db.staffUser.createManyAndReturn({ data: [u], skipDuplicates: true, select: STAFF });
   return rows[0];
 }

@@ -11,7 +11,10 @@ export const StaffUsername = z
   .max(256, { abort: true })
   .trim()
   .toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9._@-]{1,63}$/, 'Use 2-64 characters: letters, digits and . _ @ - (starting with a letter or digit).');
+  .regex(
+    /^[a-z0-9][a-z0-9._@-]{1,63}$/,
+    'Use 2-64 characters: letters, digits and . _ @ - (starting with a letter or digit).',
+  );
 
 // Long passphrases are welcome; the upper bound only keeps a request from feeding megabytes to the KDF.
 const StaffPassword = z.string().min(12).max(1024);

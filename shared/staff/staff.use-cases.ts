@@ -7,7 +7,14 @@ import { formatDateTime } from '../platform/fields';
 import { parseOrThrow } from '../platform/validation';
 import { decoyHash, generatePassword, hashPassword, verifyPassword } from './password';
 import * as repo from './staff.repository';
-import { SignInForm, StaffCreate, StaffRef, StaffSetPassword, StaffUsername, type StaffRoleName } from './staff.schemas';
+import {
+  SignInForm,
+  StaffCreate,
+  StaffRef,
+  StaffSetPassword,
+  StaffUsername,
+  type StaffRoleName,
+} from './staff.schemas';
 
 type StaffRow = NonNullable<Awaited<ReturnType<typeof repo.findStaffById>>>;
 
@@ -100,7 +107,11 @@ export async function signIn(db: Database, form: unknown, now: Date = new Date()
 }
 
 /** The principal behind a session, or undefined once the user is disabled or changed password. */
-export async function findSessionStaff(db: Database, id: number, generation: number): Promise<StaffPrincipal | undefined> {
+export async function findSessionStaff(
+  db: Database,
+  id: number,
+  generation: number,
+): Promise<StaffPrincipal | undefined> {
   const user = await repo.findStaffById(db.prisma, id);
   if (!user || user.disabledAt || user.sessionGeneration !== generation) return undefined;
   return principalOf(user);

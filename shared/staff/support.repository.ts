@@ -95,7 +95,13 @@ export async function findAccountDetail(db: DbClient, supplierCode: string, exte
           },
           statements: {
             ...latest,
-            select: { statementId: true, billPeriodFromDate: true, billPeriodToDate: true, issuedDate: true, grossAmount: true },
+            select: {
+              statementId: true,
+              billPeriodFromDate: true,
+              billPeriodToDate: true,
+              issuedDate: true,
+              grossAmount: true,
+            },
           },
           paymentInstructions: {
             ...latest,

@@ -19,7 +19,11 @@ export interface NewStatement {
  * inserted. The unique (account_id, statement_id) index decides: a concurrent insert of the same id
  * waits for the other transaction and then counts as existing, so no check-then-insert race.
  */
-export async function insertNewStatements(db: DbClient, accountId: number, statements: NewStatement[]): Promise<Set<string>> {
+export async function insertNewStatements(
+  db: DbClient,
+  accountId: number,
+  statements: NewStatement[],
+): Promise<Set<string>> {
   const rows = await db.$queryRaw<{ statement_id: string }[]>`
     INSERT INTO historical_statements (account_id, statement_id, bill_period_from_date, bill_period_to_date,
                                        issued_date, number, gross_amount, statement_path, storage_location)

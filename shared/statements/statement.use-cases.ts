@@ -42,7 +42,8 @@ function toNewStatement(s: HistoricalStatementInput, bucket: string, documentRoo
     number: s.number ?? null,
     grossAmount: s.gross_amount ?? null,
     statementPath: s.statement_path ?? null,
-    storageLocation: s.statement_path === undefined ? null : resolveDocumentLocation(bucket, documentRoot, s.statement_path),
+    storageLocation:
+      s.statement_path === undefined ? null : resolveDocumentLocation(bucket, documentRoot, s.statement_path),
   };
 }
 

@@ -53,7 +53,11 @@ export interface Rejection {
 export function rejectionOf(rejected: Rejection[]): TransactionImportError {
   const ordered = [...rejected].sort((a, b) => a.index - b.index);
   const first = ordered[0]!;
-  return new TransactionImportError(first.data, ordered.flatMap((r) => r.errors), first.errors[0]!.detail);
+  return new TransactionImportError(
+    first.data,
+    ordered.flatMap((r) => r.errors),
+    first.errors[0]!.detail,
+  );
 }
 
 export function isMoved(p: PlannedTransaction): boolean {
@@ -108,7 +112,9 @@ function outsidePeriod(index: number, data: TransactionData, account: LockedAcco
   return {
     index,
     data,
-    errors: [{ attr: `transactions.${index}.transaction_date`, code: 'transaction_outside_open_statement_period', detail }],
+    errors: [
+      { attr: `transactions.${index}.transaction_date`, code: 'transaction_outside_open_statement_period', detail },
+    ],
   };
 }
 
@@ -116,5 +122,9 @@ function noOpenPeriod(index: number, data: TransactionData, account: LockedAccou
   const detail =
     `Account ${account.platformAccountNumber} has no open statement period to add ` +
     `transaction "${String(data.transaction_id)}" to.`;
-  return { index, data, errors: [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }] };
+  return {
+    index,
+    data,
+    errors: [{ attr: `transactions.${index}.transaction_date`, code: 'no_open_statement_period', detail }],
+  };
 }

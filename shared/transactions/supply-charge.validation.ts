@@ -17,7 +17,9 @@ export interface SupplyChargeState {
 }
 
 /** The supply charges a request would add, with their index in the request. */
-export function addedSupplyCharges(planned: PlannedTransaction[]): { index: number; plan: PlannedTransaction; charge: SupplyCharge }[] {
+export function addedSupplyCharges(
+  planned: PlannedTransaction[],
+): { index: number; plan: PlannedTransaction; charge: SupplyCharge }[] {
   return planned.flatMap((plan, index) =>
     plan.add && plan.transaction.type === 'SUPPLY_CHARGE' ? [{ index, plan, charge: plan.transaction }] : [],
   );
@@ -36,7 +38,8 @@ function nextDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
-const overlaps = (a: { from: string; until: string }, b: { from: string; until: string }) => a.from < b.until && b.from < a.until;
+const overlaps = (a: { from: string; until: string }, b: { from: string; until: string }) =>
+  a.from < b.until && b.from < a.until;
 
 export function checkSupplyCharges(planned: PlannedTransaction[], state: SupplyChargeState): Rejection[] {
   const charged = [...state.charged];
@@ -49,7 +52,9 @@ export function checkSupplyCharges(planned: PlannedTransaction[], state: SupplyC
       : [productMissing(charge.product_code, at)];
     const supplyPoint = charge.supply_point_identifier ?? null;
     charge.line_items.forEach((item, j) => {
-      const clash = charged.find((c) => c.supplyPoint === supplyPoint && overlaps(coveredDays(item), coveredDays(toItem(c))));
+      const clash = charged.find(
+        (c) => c.supplyPoint === supplyPoint && overlaps(coveredDays(item), coveredDays(toItem(c))),
+      );
       if (clash) errors.push(overlapError(item, clash, `${at}.line_items.${j}`));
     });
     if (errors.length > 0) rejected.push({ index, data: plan.data, errors });
@@ -62,7 +67,11 @@ export function checkSupplyCharges(planned: PlannedTransaction[], state: SupplyC
 const toItem = (c: ChargedPeriod) => ({ start_date: c.startDate, end_date: c.endDate });
 
 function productMissing(code: string, at: string): FieldError {
-  return { attr: `${at}.product_code`, code: 'product_code_does_not_exist', detail: `Product "${code}" does not exist.` };
+  return {
+    attr: `${at}.product_code`,
+    code: 'product_code_does_not_exist',
+    detail: `Product "${code}" does not exist.`,
+  };
 }
 
 /** Items priced by rate_specification_code or a time series are not in the catalogue: no rate check. */

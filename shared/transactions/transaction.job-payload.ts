@@ -83,13 +83,18 @@ export const compactTransactionsAnswer: CompactAnswer = {
   compact(answer) {
     if (answer.status !== 201) return undefined;
     const results = (answer.body as { results: ImportResult[] }).results;
-    const items = results.map((r) => (r.added_transaction_id === undefined ? { added: r.status === ADDED } : { added: r.status === ADDED, id: r.added_transaction_id }));
+    const items = results.map((r) =>
+      r.added_transaction_id === undefined
+        ? { added: r.status === ADDED }
+        : { added: r.status === ADDED, id: r.added_transaction_id },
+    );
     return { status: 201, items } satisfies CompactCreated;
   },
   expand(value, payloadJson) {
     const compact = value as Partial<CompactCreated> | null;
     const echoes = (payloadJson as TransactionImportJson).request.transactions;
-    if (compact?.status !== 201 || !Array.isArray(compact.items) || compact.items.length !== echoes.length) return undefined;
+    if (compact?.status !== 201 || !Array.isArray(compact.items) || compact.items.length !== echoes.length)
+      return undefined;
     const results: ImportResult[] = compact.items.map((item, i) => ({
       status: item.added ? ADDED : SKIPPED,
       transaction_data: echoes[i]!,

@@ -49,10 +49,11 @@ const INSERT: Prepared = {
  * takes through their foreign keys. Undefined when the account no longer exists.
  */
 export async function lockAccount(db: Sql, accountId: number): Promise<LockedAccount | undefined> {
-  const { rows } = await db.query<{ platform_account_number: string; starts_on: string | null; ends_on: string | null }>(
-    LOCK_ACCOUNT,
-    [accountId],
-  );
+  const { rows } = await db.query<{
+    platform_account_number: string;
+    starts_on: string | null;
+    ends_on: string | null;
+  }>(LOCK_ACCOUNT, [accountId]);
   const row = rows[0];
   return (
     row && {
@@ -63,7 +64,11 @@ export async function lockAccount(db: Sql, accountId: number): Promise<LockedAcc
 }
 
 /** Which of `transactionIds` the account already has. */
-export async function findExistingTransactionIds(db: Sql, accountId: number, transactionIds: string[]): Promise<Set<string>> {
+export async function findExistingTransactionIds(
+  db: Sql,
+  accountId: number,
+  transactionIds: string[],
+): Promise<Set<string>> {
   if (transactionIds.length === 0) return new Set();
   const { rows } = await db.query<{ transaction_id: string }>(FIND_EXISTING, [accountId, transactionIds]);
   return new Set(rows.map((r) => r.transaction_id));
@@ -168,7 +173,12 @@ export async function findProductRates(db: Sql, codes: string[]): Promise<Map<st
     const rates = products.get(row.code) ?? [];
     products.set(row.code, rates);
     if (row.rate_band === null) continue;
-    rates.push({ rateBand: row.rate_band, pricePerUnit: row.price_per_unit!, validFrom: row.valid_from!, validTo: row.valid_to });
+    rates.push({
+      rateBand: row.rate_band,
+      pricePerUnit: row.price_per_unit!,
+      validFrom: row.valid_from!,
+      validTo: row.valid_to,
+    });
   }
   return products;
 }
@@ -185,7 +195,12 @@ export interface ChargedPeriod {
  * account lock (lockAccount), so a concurrent import cannot charge the same period between this read
  * and the insert.
  */
-export async function findChargedPeriods(db: Sql, accountId: number, from: string, to: string): Promise<ChargedPeriod[]> {
+export async function findChargedPeriods(
+  db: Sql,
+  accountId: number,
+  from: string,
+  to: string,
+): Promise<ChargedPeriod[]> {
   const { rows } = await db.query<{ supply_point: string | null; start_date: string; end_date: string }>(
     `SELECT t.submitted->>'supply_point_identifier' AS supply_point, li->>'start_date' AS start_date,
             li->>'end_date' AS end_date

@@ -3,7 +3,13 @@
 // variant (reason is a free string). The API and the worker parse with these same schemas.
 import Decimal from 'decimal.js';
 import { z } from 'zod';
-import { ACCOUNT_ALIAS_WHEN, AliasedAccountReference, checkAccountNumberAlias, DecimalField, IsoDate } from '../platform/fields';
+import {
+  ACCOUNT_ALIAS_WHEN,
+  AliasedAccountReference,
+  checkAccountNumberAlias,
+  DecimalField,
+  IsoDate,
+} from '../platform/fields';
 
 const fail = (ctx: z.core.$RefinementCtx, code: string, message: string, path?: PropertyKey[]) =>
   ctx.addIssue({ code: 'custom', message, params: { code }, ...(path ? { path } : {}) });
@@ -12,11 +18,41 @@ export const TRANSACTION_TYPES = ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT', 'S
 
 // Contract §2.4: 35 values on PAYMENT and 6 on REPAYMENT, both including the blank string.
 const PAYMENT_TYPES = [
-  'DD_FIRST_COLLECTION', 'DD_REGULAR_COLLECTION', 'DD_RE_PRESENTATION', 'DD_FINAL_COLLECTION', 'CREDIT_CARD',
-  'DEBIT_CARD', 'CHEQUE', 'BACS_DEPOSIT', 'ALLPAY_CASH', 'ALLPAY_CARD', 'ALLPAY_CHEQUE', 'PAYPOINT_CASH',
-  'PAYPOINT_CARD', 'PAYPOINT_CHEQUE', 'DCA_COLLECTION', 'BRISTOL_POUND', 'CASH', 'FUEL_DIRECT', 'BPAY',
-  'AUSTRALIA_POST', 'HEEA', 'HEEAS', 'CENTREPAY', 'EAPA_VOUCHER', 'URGS', 'BPOINT', 'EFT', 'ERRONEOUS_PAYMENT',
-  'PAYZONE', 'POST_OFFICE_CASH', 'POST_OFFICE_CARD', 'POST_OFFICE_CHEQUE', 'POST_OFFICE_SAVINGS_STAMPS', 'KONBINI', '',
+  'DD_FIRST_COLLECTION',
+  'DD_REGULAR_COLLECTION',
+  'DD_RE_PRESENTATION',
+  'DD_FINAL_COLLECTION',
+  'CREDIT_CARD',
+  'DEBIT_CARD',
+  'CHEQUE',
+  'BACS_DEPOSIT',
+  'ALLPAY_CASH',
+  'ALLPAY_CARD',
+  'ALLPAY_CHEQUE',
+  'PAYPOINT_CASH',
+  'PAYPOINT_CARD',
+  'PAYPOINT_CHEQUE',
+  'DCA_COLLECTION',
+  'BRISTOL_POUND',
+  'CASH',
+  'FUEL_DIRECT',
+  'BPAY',
+  'AUSTRALIA_POST',
+  'HEEA',
+  'HEEAS',
+  'CENTREPAY',
+  'EAPA_VOUCHER',
+  'URGS',
+  'BPOINT',
+  'EFT',
+  'ERRONEOUS_PAYMENT',
+  'PAYZONE',
+  'POST_OFFICE_CASH',
+  'POST_OFFICE_CARD',
+  'POST_OFFICE_CHEQUE',
+  'POST_OFFICE_SAVINGS_STAMPS',
+  'KONBINI',
+  '',
 ] as const;
 const REPAYMENT_TYPES = ['DIRECT_CREDIT', 'CARD_REFUND', 'BACS', 'CHEQUE', 'BPAY', ''] as const;
 const TAX_UNIT_TYPES = ['PROPORTION', 'CURRENCY_PER_KWH'] as const;
@@ -34,8 +70,17 @@ const MAX_PARAMS_KEYS = 100;
 // renders as the record): parsing 300,000 keys took ~2 s of CPU.
 const Params = z.preprocess(
   (value, ctx) => {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > MAX_PARAMS_KEYS) {
-      ctx.addIssue({ code: 'custom', message: `Ensure params has no more than ${MAX_PARAMS_KEYS} keys.`, params: { code: 'max_length' } });
+    if (
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      Object.keys(value).length > MAX_PARAMS_KEYS
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Ensure params has no more than ${MAX_PARAMS_KEYS} keys.`,
+        params: { code: 'max_length' },
+      });
     }
     return value;
   },
@@ -105,7 +150,11 @@ const LineItem = z
     units: z
       .preprocess((units, ctx) => {
         if (Array.isArray(units) && units.length !== 2) {
-          fail(ctx, 'line_item_units_must_be_two_values', 'Units must be exactly two values: the start and end readings.');
+          fail(
+            ctx,
+            'line_item_units_must_be_two_values',
+            'Units must be exactly two values: the start and end readings.',
+          );
         }
         return units;
       }, z.array(Units))

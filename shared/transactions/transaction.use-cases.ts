@@ -7,8 +7,20 @@ import { accountNotFound } from '../platform/errors';
 import { outcomeOf, type QueuedRequestOutcome } from '../requests/outcome';
 import type { QueuedRequests } from '../requests/queued-request';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
-import { isMoved, movedNoteBody, planImport, rejectionOf, toNewTransaction, type PlannedTransaction } from './import-plan';
-import { addedSupplyCharges, checkSupplyCharges, coveredDays, type SupplyChargeState } from './supply-charge.validation';
+import {
+  isMoved,
+  movedNoteBody,
+  planImport,
+  rejectionOf,
+  toNewTransaction,
+  type PlannedTransaction,
+} from './import-plan';
+import {
+  addedSupplyCharges,
+  checkSupplyCharges,
+  coveredDays,
+  type SupplyChargeState,
+} from './supply-charge.validation';
 import { toTransactionImportJson } from './transaction.job-payload';
 import * as repo from './transaction.repository';
 import { parseTransactionImport, type TransactionImport } from './transaction.validation';
@@ -45,9 +57,18 @@ export async function importTransactions(
   // Deleted between the API's check and this job: answer as the API would have.
   if (!account) return outcomeOf(accountNotFound());
   const existing = options.check_previously_added
-    ? await repo.findExistingTransactionIds(tx, run.accountId, request.transactions.map((t) => t.transaction_id))
+    ? await repo.findExistingTransactionIds(
+        tx,
+        run.accountId,
+        request.transactions.map((t) => t.transaction_id),
+      )
     : new Set<string>();
-  const { planned, rejected } = planImport(request.transactions, existing, account, options.force_add_to_current_statement);
+  const { planned, rejected } = planImport(
+    request.transactions,
+    existing,
+    account,
+    options.force_add_to_current_statement,
+  );
   rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
   if (rejected.length > 0) return outcomeOf(rejectionOf(rejected));
   if (request.dry_run) return created(planned, new Map());
@@ -67,7 +88,11 @@ export async function importTransactions(
 }
 
 /** The catalogue and charged periods the request's new supply charges meet; nothing is read without any. */
-async function loadSupplyChargeState(tx: Sql, accountId: number, planned: PlannedTransaction[]): Promise<SupplyChargeState> {
+async function loadSupplyChargeState(
+  tx: Sql,
+  accountId: number,
+  planned: PlannedTransaction[],
+): Promise<SupplyChargeState> {
   const charges = addedSupplyCharges(planned).map((c) => c.charge);
   if (charges.length === 0) return { products: new Map(), charged: [] };
   const days = charges.flatMap((c) => c.line_items.map(coveredDays));

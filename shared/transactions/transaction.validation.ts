@@ -44,7 +44,11 @@ function unstorableError(request: unknown, problem: FieldError): ValidationError
   const index = /^transactions\.(\d+)(\.|$)/.exec(problem.attr)?.[1];
   if (index === undefined) return envelopeError([problem]);
   const submitted = (request as { transactions: unknown[] }).transactions[Number(index)];
-  return new TransactionImportError(submitted, [problem], `Transaction ${index} failed validation: ${problem.detail} (${problem.attr})`);
+  return new TransactionImportError(
+    submitted,
+    [problem],
+    `Transaction ${index} failed validation: ${problem.detail} (${problem.attr})`,
+  );
 }
 
 function itemLimitError(request: unknown, maxItems: number | undefined): FieldError | undefined {

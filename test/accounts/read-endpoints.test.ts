@@ -75,9 +75,14 @@ describe('status and list endpoints', () => {
   });
 
   it('lists pending processes (staged, in progress, failed) and imported ones separately', async () => {
-    const pending = await request(app.baseUrl, 'GET', `/v1/data-import/pending-account-import-processes/${tenant.supplier}/`, {
-      token: tenant.token,
-    });
+    const pending = await request(
+      app.baseUrl,
+      'GET',
+      `/v1/data-import/pending-account-import-processes/${tenant.supplier}/`,
+      {
+        token: tenant.token,
+      },
+    );
     expect(pending.body.map((r: { external_account_number: string }) => r.external_account_number)).toEqual([
       'EXT-1',
       'EXT-2',

@@ -53,26 +53,44 @@ describe('admin apply of NDJSON and CSV account files', () => {
     const p = await file('a.ndjson', ndjson(records));
     const progress: number[] = [];
 
-    const first = await applyAccountFile(t.db, p, 'ndjson', { chunkSize: 3, onChunk: (_r, line) => progress.push(line) });
+    const first = await applyAccountFile(t.db, p, 'ndjson', {
+      chunkSize: 3,
+      onChunk: (_r, line) => progress.push(line),
+    });
     const again = await applyAccountFile(t.db, p, 'ndjson', { chunkSize: 3 });
 
     expect(progress).toEqual([3, 6, 7]);
     expect(first).toMatchObject({ accounts: 7, created: 7, updated: 0, unchanged: 0, chunks: 3 });
     expect(again).toMatchObject({ accounts: 7, created: 0, updated: 0, unchanged: 7 });
-    expect(await states(code)).toEqual({ 'E-0': 'IMPORTED', 'E-1': 'STAGED', 'E-2': 'IMPORTED', 'E-3': 'STAGED', 'E-4': 'IMPORTED', 'E-5': 'STAGED', 'E-6': 'IMPORTED' });
-    const periods = await t.db.prisma.statementPeriod.findMany({ where: { account: { process: { supplierCode: code } } } });
-    expect(periods.map((s) => [s.startsOn.toISOString().slice(0, 10), s.isOpen])).toEqual(Array(4).fill(['2026-11-01', true]));
+    expect(await states(code)).toEqual({
+      'E-0': 'IMPORTED',
+      'E-1': 'STAGED',
+      'E-2': 'IMPORTED',
+      'E-3': 'STAGED',
+      'E-4': 'IMPORTED',
+      'E-5': 'STAGED',
+      'E-6': 'IMPORTED',
+    });
+    const periods = await t.db.prisma.statementPeriod.findMany({
+      where: { account: { process: { supplierCode: code } } },
+    });
+    expect(periods.map((s) => [s.startsOn.toISOString().slice(0, 10), s.isOpen])).toEqual(
+      Array(4).fill(['2026-11-01', true]),
+    );
   });
 
   it('on a bad line keeps the chunks before it, commits nothing of its chunk, and a fixed re-run skips what was committed', async () => {
     const code = await supplier();
-    const line = (i: number, state = 'staged') => JSON.stringify({ import_supplier: code, external_account_number: `E-${i}`, state });
+    const line = (i: number, state = 'staged') =>
+      JSON.stringify({ import_supplier: code, external_account_number: `E-${i}`, state });
     const broken = await file('b.ndjson', [line(1), line(2), line(3), line(4), line(5, 'gone'), line(6), line(7)]);
 
     const error = await applyAccountFile(t.db, broken, 'ndjson', { chunkSize: 3 }).catch((err: unknown) => err);
 
     expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).errors).toEqual([{ attr: 'line 5.state', code: 'invalid_choice', detail: expect.any(String) }]);
+    expect((error as ValidationError).errors).toEqual([
+      { attr: 'line 5.state', code: 'invalid_choice', detail: expect.any(String) },
+    ]);
     expect(Object.keys(await states(code)).sort()).toEqual(['E-1', 'E-2', 'E-3']);
 
     const fixed = await file('c.ndjson', [line(1), line(2), line(3), line(4), line(5), line(6), line(7)]);
@@ -83,7 +101,11 @@ describe('admin apply of NDJSON and CSV account files', () => {
 
   it('reads CSV with a header, empty cells as absent fields, and applies the one-account rules in file order', async () => {
     const code = await supplier();
-    await applyFile(t.db, { accounts: [{ import_supplier: code, external_account_number: 'OLD', state: 'imported', open_statement_from: '2026-01-01' }] });
+    await applyFile(t.db, {
+      accounts: [
+        { import_supplier: code, external_account_number: 'OLD', state: 'imported', open_statement_from: '2026-01-01' },
+      ],
+    });
     const csv = await file('d.csv', [
       'import_supplier,external_account_number,state,platform_account_number,open_statement_from',
       `${code},A,staged,,`,
@@ -100,19 +122,46 @@ describe('admin apply of NDJSON and CSV account files', () => {
       where: { account: { process: { supplierCode: code, externalAccountNumber: 'OLD' } } },
       orderBy: { startsOn: 'asc' },
     });
-    expect(old.map((s) => [s.startsOn.toISOString().slice(0, 10), s.endsOn?.toISOString().slice(0, 10) ?? null, s.isOpen])).toEqual([
+    expect(
+      old.map((s) => [s.startsOn.toISOString().slice(0, 10), s.endsOn?.toISOString().slice(0, 10) ?? null, s.isOpen]),
+    ).toEqual([
       ['2026-01-01', '2026-02-28', false],
       ['2026-03-01', null, true],
     ]);
   });
 
   it.each<[string, (code: string) => object[], string, string]>([
-    ['an unknown supplier', () => [{ import_supplier: 'NO_SUCH', external_account_number: 'X', state: 'staged' }], 'line 1.import_supplier', 'import_supplier_not_found'],
-    ['a platform account number used twice', (code) => [1, 2].map((i) => ({ import_supplier: code, external_account_number: `N-${i}`, state: 'imported', platform_account_number: `A-DUP-${code}` })), 'line 2.platform_account_number', 'platform_account_number_in_use'],
-    ['an imported-only field on a staged account', (code) => [{ import_supplier: code, external_account_number: 'S', state: 'staged', open_statement_from: '2026-01-01' }], 'line 1.open_statement_from', 'only_for_imported_accounts'],
+    [
+      'an unknown supplier',
+      () => [{ import_supplier: 'NO_SUCH', external_account_number: 'X', state: 'staged' }],
+      'line 1.import_supplier',
+      'import_supplier_not_found',
+    ],
+    [
+      'a platform account number used twice',
+      (code) =>
+        [1, 2].map((i) => ({
+          import_supplier: code,
+          external_account_number: `N-${i}`,
+          state: 'imported',
+          platform_account_number: `A-DUP-${code}`,
+        })),
+      'line 2.platform_account_number',
+      'platform_account_number_in_use',
+    ],
+    [
+      'an imported-only field on a staged account',
+      (code) => [
+        { import_supplier: code, external_account_number: 'S', state: 'staged', open_statement_from: '2026-01-01' },
+      ],
+      'line 1.open_statement_from',
+      'only_for_imported_accounts',
+    ],
   ])('refuses %s naming the line, and commits nothing of its chunk', async (_label, records, attr, code) => {
     const sup = await supplier();
-    const error = await applyAccountFile(t.db, await file('e.ndjson', ndjson(records(sup))), 'ndjson').catch((err: unknown) => err);
+    const error = await applyAccountFile(t.db, await file('e.ndjson', ndjson(records(sup))), 'ndjson').catch(
+      (err: unknown) => err,
+    );
     expect((error as ValidationError).errors).toContainEqual({ attr, code, detail: expect.any(String) });
     expect(await states(sup)).toEqual({});
   });
@@ -123,15 +172,27 @@ describe('admin apply of NDJSON and CSV account files', () => {
     expect(await applyAccountFile(t.db, csv, 'csv', { state: 'imported' })).toMatchObject({ created: 2 });
     expect(await states(code)).toEqual({ 'I-1': 'IMPORTED', 'I-2': 'IMPORTED' });
 
-    const other = await file('g.ndjson', ndjson([{ import_supplier: code, external_account_number: 'I-3', state: 'staged' }]));
+    const other = await file(
+      'g.ndjson',
+      ndjson([{ import_supplier: code, external_account_number: 'I-3', state: 'staged' }]),
+    );
     const error = await applyAccountFile(t.db, other, 'ndjson', { state: 'imported' }).catch((err: unknown) => err);
-    expect((error as ValidationError).errors).toContainEqual({ attr: 'line 1.state', code: 'invalid_choice', detail: expect.any(String) });
+    expect((error as ValidationError).errors).toContainEqual({
+      attr: 'line 1.state',
+      code: 'invalid_choice',
+      detail: expect.any(String),
+    });
   });
 
   it('names a line that is not JSON', async () => {
     const code = await supplier();
-    const p = await file('h.ndjson', [JSON.stringify({ import_supplier: code, external_account_number: 'J', state: 'staged' }), '{not json']);
+    const p = await file('h.ndjson', [
+      JSON.stringify({ import_supplier: code, external_account_number: 'J', state: 'staged' }),
+      '{not json',
+    ]);
     const error = await applyAccountFile(t.db, p, 'ndjson').catch((err: unknown) => err);
-    expect((error as ValidationError).errors).toEqual([{ attr: 'line 2', code: 'parse_error', detail: expect.any(String) }]);
+    expect((error as ValidationError).errors).toEqual([
+      { attr: 'line 2', code: 'parse_error', detail: expect.any(String) },
+    ]);
   });
 });

@@ -24,7 +24,15 @@ describe('admin apply', () => {
   /** Names unique to one test, and a file using them like the README's example. */
   function fixture() {
     const s = uniqueSuffix();
-    const names = { supplier: `ACME_${s}`, other: `OTHER_${s}`, extra: `NEW_${s}`, org: `acme-${s}`, keyed: `keyed-${s}`, number: `A-${s}`, root: `imports/acme-${s}` };
+    const names = {
+      supplier: `ACME_${s}`,
+      other: `OTHER_${s}`,
+      extra: `NEW_${s}`,
+      org: `acme-${s}`,
+      keyed: `keyed-${s}`,
+      number: `A-${s}`,
+      root: `imports/acme-${s}`,
+    };
     const apiKey = `key-${s}-${'k'.repeat(32)}`;
     const file: ApplyFileInput = {
       suppliers: [
@@ -64,7 +72,11 @@ describe('admin apply', () => {
       p.importSupplier.findMany({ where: { code: { in: codes } }, orderBy: { code: 'asc' } }),
       p.organisation.findMany({
         where: { name: { in: [f.names.org, f.names.keyed] } },
-        include: { suppliers: { orderBy: { supplierCode: 'asc' } }, apiKeys: { orderBy: { id: 'asc' } }, refreshTokens: true },
+        include: {
+          suppliers: { orderBy: { supplierCode: 'asc' } },
+          apiKeys: { orderBy: { id: 'asc' } },
+          refreshTokens: true,
+        },
         orderBy: { name: 'asc' },
       }),
       p.accountImportProcess.findMany({
@@ -82,16 +94,27 @@ describe('admin apply', () => {
     const report = await applyFile(t.db, f.file);
 
     const state = await databaseState(f);
-    expect(state.suppliers.map(({ code, status, documentRoot, sendEmails }) => ({ code, status, documentRoot, sendEmails }))).toEqual([
+    expect(
+      state.suppliers.map(({ code, status, documentRoot, sendEmails }) => ({ code, status, documentRoot, sendEmails })),
+    ).toEqual([
       { code: f.names.supplier, status: 'Ongoing', documentRoot: f.names.root, sendEmails: false },
-      { code: f.names.other, status: 'Paused', documentRoot: `imports/other-${f.names.supplier.slice(5)}`, sendEmails: false },
+      {
+        code: f.names.other,
+        status: 'Paused',
+        documentRoot: `imports/other-${f.names.supplier.slice(5)}`,
+        sendEmails: false,
+      },
     ]);
     const [org, keyed] = state.organisations;
     expect(org!.suppliers.map((s) => s.supplierCode)).toEqual([f.names.supplier]);
     expect(keyed!.suppliers.map((s) => s.supplierCode).sort()).toEqual([f.names.supplier, f.names.other].sort());
-    expect(keyed!.apiKeys).toEqual([expect.objectContaining({ hash: digest(f.apiKey), prefix: f.apiKey.slice(0, 8), revokedAt: null })]);
+    expect(keyed!.apiKeys).toEqual([
+      expect.objectContaining({ hash: digest(f.apiKey), prefix: f.apiKey.slice(0, 8), revokedAt: null }),
+    ]);
     const generatedKey = report.organisations.find((o) => o.name === f.names.org)!.api_key!;
-    expect(org!.apiKeys).toEqual([expect.objectContaining({ hash: digest(generatedKey), prefix: generatedKey.slice(0, 8) })]);
+    expect(org!.apiKeys).toEqual([
+      expect.objectContaining({ hash: digest(generatedKey), prefix: generatedKey.slice(0, 8) }),
+    ]);
 
     const byNumber = Object.fromEntries(state.processes.map((p) => [p.externalAccountNumber, p]));
     expect(Object.values(byNumber).map((p) => [p.externalAccountNumber, p.state, p.account !== null])).toEqual([
@@ -104,15 +127,26 @@ describe('admin apply', () => {
     expect(byNumber['EXT-3']!.account).toMatchObject({
       platformAccountNumber: f.names.number,
       createdAt: new Date('2026-01-15T09:30:00Z'),
-      statementPeriods: [expect.objectContaining({ startsOn: new Date('2026-11-01T00:00:00Z'), endsOn: null, isOpen: true })],
+      statementPeriods: [
+        expect.objectContaining({ startsOn: new Date('2026-11-01T00:00:00Z'), endsOn: null, isOpen: true }),
+      ],
     });
     const generated = byNumber['EXT-4']!.account!;
     expect(generated.platformAccountNumber).toMatch(/^A-[0-9A-F]{8}$/);
     expect(generated.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(generated.statementPeriods).toEqual([
-      expect.objectContaining({ startsOn: new Date(`${generated.createdAt.toISOString().slice(0, 10)}T00:00:00Z`), isOpen: true }),
+      expect.objectContaining({
+        startsOn: new Date(`${generated.createdAt.toISOString().slice(0, 10)}T00:00:00Z`),
+        isOpen: true,
+      }),
     ]);
-    expect(report.accounts.map((a) => a.platform_account_number)).toEqual([null, null, f.names.number, generated.platformAccountNumber, null]);
+    expect(report.accounts.map((a) => a.platform_account_number)).toEqual([
+      null,
+      null,
+      f.names.number,
+      generated.platformAccountNumber,
+      null,
+    ]);
   });
 
   it('changes nothing at all when the same file is applied a second time, and prints no key then', async () => {
@@ -159,7 +193,13 @@ describe('admin apply', () => {
     expect(after.suppliers[1]).toMatchObject({ status: 'Complete' });
     expect(after.suppliers[1]!.updatedAt.getTime()).toBeGreaterThan(before.suppliers[1]!.updatedAt.getTime());
     const periods = after.processes.find((p) => p.externalAccountNumber === 'EXT-3')!.account!.statementPeriods;
-    expect(periods.map((p) => [p.startsOn.toISOString().slice(0, 10), p.endsOn?.toISOString().slice(0, 10) ?? null, p.isOpen])).toEqual([
+    expect(
+      periods.map((p) => [
+        p.startsOn.toISOString().slice(0, 10),
+        p.endsOn?.toISOString().slice(0, 10) ?? null,
+        p.isOpen,
+      ]),
+    ).toEqual([
       ['2026-11-01', '2026-11-30', false],
       ['2026-12-01', null, true],
     ]);
@@ -169,7 +209,8 @@ describe('admin apply', () => {
   const badFiles: [string, Breaker, string, string][] = [
     [
       'an account under an unknown supplier',
-      (file) => file.accounts!.push({ import_supplier: 'NO_SUCH_SUPPLIER', external_account_number: 'X', state: 'staged' }),
+      (file) =>
+        file.accounts!.push({ import_supplier: 'NO_SUCH_SUPPLIER', external_account_number: 'X', state: 'staged' }),
       'accounts.5.import_supplier',
       'import_supplier_not_found',
     ],
@@ -179,10 +220,30 @@ describe('admin apply', () => {
       'organisations.1.suppliers.2',
       'import_supplier_not_found',
     ],
-    ['an unknown account state', (file) => ((file.accounts![1] as { state: string }).state = 'done'), 'accounts.1.state', 'invalid_choice'],
-    ['a date that does not exist', (file) => (file.accounts![2]!.open_statement_from = '2026-02-30'), 'accounts.2.open_statement_from', 'invalid'],
-    ['a datetime without a time', (file) => (file.accounts![2]!.account_created_at = '2026-01-15'), 'accounts.2.account_created_at', 'invalid'],
-    ['an imported account sent back to staged', (file) => (file.accounts![2]!.state = 'staged'), 'accounts.2.state', 'account_already_imported'],
+    [
+      'an unknown account state',
+      (file) => ((file.accounts![1] as { state: string }).state = 'done'),
+      'accounts.1.state',
+      'invalid_choice',
+    ],
+    [
+      'a date that does not exist',
+      (file) => (file.accounts![2]!.open_statement_from = '2026-02-30'),
+      'accounts.2.open_statement_from',
+      'invalid',
+    ],
+    [
+      'a datetime without a time',
+      (file) => (file.accounts![2]!.account_created_at = '2026-01-15'),
+      'accounts.2.account_created_at',
+      'invalid',
+    ],
+    [
+      'an imported account sent back to staged',
+      (file) => (file.accounts![2]!.state = 'staged'),
+      'accounts.2.state',
+      'account_already_imported',
+    ],
     [
       'a different platform number for an imported account',
       (file) => (file.accounts![2]!.platform_account_number = 'A-DIFFERENT'),
@@ -203,7 +264,13 @@ describe('admin apply', () => {
     ],
     [
       "a new account taking another account's platform number",
-      (file, f) => file.accounts!.push({ import_supplier: f.names.supplier, external_account_number: 'EXT-9', state: 'imported', platform_account_number: f.names.number }),
+      (file, f) =>
+        file.accounts!.push({
+          import_supplier: f.names.supplier,
+          external_account_number: 'EXT-9',
+          state: 'imported',
+          platform_account_number: f.names.number,
+        }),
       'accounts.5.platform_account_number',
       'platform_account_number_in_use',
     ],
@@ -213,7 +280,12 @@ describe('admin apply', () => {
       'accounts.0.platform_account_number',
       'only_for_imported_accounts',
     ],
-    ['an API key shorter than 32 characters', (file) => (file.organisations![1]!.api_key = 'short-key'), 'organisations.1.api_key', 'min_length'],
+    [
+      'an API key shorter than 32 characters',
+      (file) => (file.organisations![1]!.api_key = 'short-key'),
+      'organisations.1.api_key',
+      'min_length',
+    ],
     [
       "another organisation's API key",
       (file, f) => (file.organisations![0]!.api_key = f.apiKey),
@@ -221,28 +293,46 @@ describe('admin apply', () => {
       'api_key_in_use',
     ],
     ['a supplier code unusable in a URL', (file) => (file.suppliers![1]!.code = 'A/B'), 'suppliers.1.code', 'invalid'],
-    ['an absolute document root', (file) => (file.suppliers![0]!.document_root = '/etc'), 'suppliers.0.document_root', 'invalid_document_path'],
-    ['a Stripe customer on a staged account', (file) => (file.accounts![0]!.stripe_customer = 'cus_A1'), 'accounts.0.stripe_customer', 'only_for_imported_accounts'],
-    ['a Stripe customer id of the wrong shape', (file) => (file.accounts![0]!.stripe_customer = 'pm_A1'), 'accounts.0.stripe_customer', 'invalid'],
+    [
+      'an absolute document root',
+      (file) => (file.suppliers![0]!.document_root = '/etc'),
+      'suppliers.0.document_root',
+      'invalid_document_path',
+    ],
+    [
+      'a Stripe customer on a staged account',
+      (file) => (file.accounts![0]!.stripe_customer = 'cus_A1'),
+      'accounts.0.stripe_customer',
+      'only_for_imported_accounts',
+    ],
+    [
+      'a Stripe customer id of the wrong shape',
+      (file) => (file.accounts![0]!.stripe_customer = 'pm_A1'),
+      'accounts.0.stripe_customer',
+      'invalid',
+    ],
   ];
 
-  it.each(badFiles)('refuses a file with %s, naming the field, and changes nothing', async (_label, breakIt, attr, code) => {
-    const f = fixture();
-    await applyFile(t.db, f.file);
-    const before = await databaseState(f);
-    // Valid changes ahead of the bad item prove the whole file is one transaction.
-    const bad = structuredClone(f.file);
-    bad.suppliers![0]!.send_emails = true;
-    bad.suppliers!.push({ code: f.names.extra, document_root: `imports/${f.names.extra}` });
-    bad.accounts![0]!.state = 'in_progress';
-    breakIt(bad, f);
+  it.each(badFiles)(
+    'refuses a file with %s, naming the field, and changes nothing',
+    async (_label, breakIt, attr, code) => {
+      const f = fixture();
+      await applyFile(t.db, f.file);
+      const before = await databaseState(f);
+      // Valid changes ahead of the bad item prove the whole file is one transaction.
+      const bad = structuredClone(f.file);
+      bad.suppliers![0]!.send_emails = true;
+      bad.suppliers!.push({ code: f.names.extra, document_root: `imports/${f.names.extra}` });
+      bad.accounts![0]!.state = 'in_progress';
+      breakIt(bad, f);
 
-    const error = await applyFile(t.db, bad).catch((err: unknown) => err);
+      const error = await applyFile(t.db, bad).catch((err: unknown) => err);
 
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).errors).toContainEqual({ attr, code, detail: expect.any(String) });
-    expect(await databaseState(f)).toEqual(before);
-  });
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).errors).toContainEqual({ attr, code, detail: expect.any(String) });
+      expect(await databaseState(f)).toEqual(before);
+    },
+  );
 
   describe('products', () => {
     const ratesOf = (code: string) =>
@@ -260,11 +350,22 @@ describe('admin apply', () => {
 
     it('creates a product with its rates, leaves them untouched on a second apply, and replaces them when the list changes', async () => {
       const code = `P-${uniqueSuffix()}`;
-      const first = { products: [{ code, rates: [rate('DAY', 11, '2019-01-01', '2020-01-01'), rate('DAY', '12.1234567', '2020-01-01')] }] };
+      const first = {
+        products: [
+          { code, rates: [rate('DAY', 11, '2019-01-01', '2020-01-01'), rate('DAY', '12.1234567', '2020-01-01')] },
+        ],
+      };
 
       expect((await applyFile(t.db, first)).products).toEqual([code]);
       const created = await ratesOf(code);
-      expect(created.map((r) => [r.rateBand, r.pricePerUnit.toFixed(), r.validFrom.toISOString().slice(0, 10), r.validTo?.toISOString().slice(0, 10) ?? null])).toEqual([
+      expect(
+        created.map((r) => [
+          r.rateBand,
+          r.pricePerUnit.toFixed(),
+          r.validFrom.toISOString().slice(0, 10),
+          r.validTo?.toISOString().slice(0, 10) ?? null,
+        ]),
+      ).toEqual([
         ['DAY', '11', '2019-01-01', '2020-01-01'],
         ['DAY', '12.1234567', '2020-01-01', null],
       ]);
@@ -276,9 +377,24 @@ describe('admin apply', () => {
     });
 
     it.each<[string, unknown[], string, string]>([
-      ['overlapping rates of one band', [rate('DAY', 1, '2019-01-01', '2019-06-01'), rate('DAY', 2, '2019-05-01')], 'products.0.rates.1', 'overlapping_rates'],
-      ['a valid_to not after valid_from', [rate('DAY', 1, '2019-01-01', '2019-01-01')], 'products.0.rates.0.valid_to', 'start_date_later_than_end_date'],
-      ['a price with more than 7 places', [rate('DAY', '1.12345678', '2019-01-01')], 'products.0.rates.0.price_per_unit', 'max_decimal_places'],
+      [
+        'overlapping rates of one band',
+        [rate('DAY', 1, '2019-01-01', '2019-06-01'), rate('DAY', 2, '2019-05-01')],
+        'products.0.rates.1',
+        'overlapping_rates',
+      ],
+      [
+        'a valid_to not after valid_from',
+        [rate('DAY', 1, '2019-01-01', '2019-01-01')],
+        'products.0.rates.0.valid_to',
+        'start_date_later_than_end_date',
+      ],
+      [
+        'a price with more than 7 places',
+        [rate('DAY', '1.12345678', '2019-01-01')],
+        'products.0.rates.0.price_per_unit',
+        'max_decimal_places',
+      ],
       ['an unknown field', [{ ...rate('DAY', 1, '2019-01-01'), currency: 'GBP' }], 'products.0.rates.0', 'invalid'],
     ])('refuses %s and stores no product', async (_label, rates, attr, code) => {
       const product = `P-${uniqueSuffix()}`;
@@ -297,7 +413,9 @@ describe('admin apply', () => {
 
     const error = await applyFile(t.db, f.file).catch((err: unknown) => err);
 
-    expect((error as ValidationError).errors).toEqual([{ attr: 'organisations.1.api_key', code: 'api_key_revoked', detail: expect.any(String) }]);
+    expect((error as ValidationError).errors).toEqual([
+      { attr: 'organisations.1.api_key', code: 'api_key_revoked', detail: expect.any(String) },
+    ]);
     expect(await databaseState(f)).toEqual(before);
   });
 
@@ -311,7 +429,9 @@ describe('admin apply', () => {
     const missing = await applyJsonFile(t.db, path.join(dir, 'missing.json')).catch((err: unknown) => err);
 
     expect(notJson).toBeInstanceOf(ValidationError);
-    expect((notJson as ValidationError).errors).toEqual([{ attr: 'non_field_errors', code: 'parse_error', detail: expect.stringContaining(file) }]);
+    expect((notJson as ValidationError).errors).toEqual([
+      { attr: 'non_field_errors', code: 'parse_error', detail: expect.stringContaining(file) },
+    ]);
     expect(missing).toBeInstanceOf(AppError);
     expect((missing as AppError).code).toBe('file_not_found');
     expect(await databaseState(f)).toEqual(before);

@@ -74,7 +74,12 @@ describe('admin CLI', () => {
         organisations: [{ name: org, suppliers: [supplier] }],
         accounts: [
           { import_supplier: supplier, external_account_number: 'EXT-1', state: 'staged' },
-          { import_supplier: supplier, external_account_number: 'EXT-3', state: 'imported', platform_account_number: `A-C${s}` },
+          {
+            import_supplier: supplier,
+            external_account_number: 'EXT-3',
+            state: 'imported',
+            platform_account_number: `A-C${s}`,
+          },
         ],
       }),
     );
@@ -84,7 +89,9 @@ describe('admin CLI', () => {
 
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.json.organisations).toEqual([{ name: org, id: expect.any(Number), api_key: expect.any(String) }]);
-    expect(first.json.accounts.map((a: { platform_account_number: string | null }) => a.platform_account_number)).toEqual([null, `A-C${s}`]);
+    expect(
+      first.json.accounts.map((a: { platform_account_number: string | null }) => a.platform_account_number),
+    ).toEqual([null, `A-C${s}`]);
     expect(second.code).toBe(0);
     expect(second.json.organisations).toEqual([{ name: org, id: first.json.organisations[0].id }]);
     const stored = await app.db.prisma.apiKey.findMany({ where: { organisation: { name: org } } });
@@ -136,11 +143,19 @@ describe('admin CLI', () => {
       admin(['suppliers', 'set-status', code, 'Stopped']),
     ]);
 
-    expect(created.json).toMatchObject({ code, status: 'Ongoing', document_root: `imports/${code}`, send_emails: true });
+    expect(created.json).toMatchObject({
+      code,
+      status: 'Ongoing',
+      document_root: `imports/${code}`,
+      send_emails: true,
+    });
     expect(paused.json).toMatchObject({ code, status: 'Paused' });
     expect(bad).toMatchObject({ code: 1, stdout: '' });
     expect(bad.stderr).toMatch(/status: .*\[invalid_choice\]/);
-    expect(await app.db.prisma.importSupplier.findUnique({ where: { code } })).toMatchObject({ status: 'Paused', sendEmails: true });
+    expect(await app.db.prisma.importSupplier.findUnique({ where: { code } })).toMatchObject({
+      status: 'Paused',
+      sendEmails: true,
+    });
   });
 
   it('imports and shows an account, and refuses to stage it again', async () => {
@@ -181,12 +196,23 @@ describe('admin CLI', () => {
     expect(signedIn.body.data.obtainToken.token).toEqual(expect.any(String));
     expect(listed.stdout).not.toContain(apiKey);
     expect(listed.json).toEqual([
-      { id: created.json.api_key_id, organisation: name, prefix: apiKey.slice(0, 8), label: '', created_at: expect.any(String), revoked_at: null },
+      {
+        id: created.json.api_key_id,
+        organisation: name,
+        prefix: apiKey.slice(0, 8),
+        label: '',
+        created_at: expect.any(String),
+        revoked_at: null,
+      },
     ]);
 
     const revoked = await admin(['api-keys', 'revoke', String(created.json.api_key_id)]);
     expect(revoked.code).toBe(0);
-    expect(revoked.json).toMatchObject({ id: created.json.api_key_id, revoked_at: expect.any(String), revoked_refresh_tokens: 1 });
+    expect(revoked.json).toMatchObject({
+      id: created.json.api_key_id,
+      revoked_at: expect.any(String),
+      revoked_refresh_tokens: 1,
+    });
 
     const withKey = await obtainToken(app.baseUrl, { APIKey: apiKey });
     expect(withKey.body.errors[0].extensions.code).toBe('invalid_api_key');
@@ -198,7 +224,11 @@ describe('admin CLI', () => {
     const streamed = `STREAM_${s}`;
     expect((await admin(['suppliers', 'create', streamed, '--document-root', `imports/${streamed}`])).code).toBe(0);
     const lines = Array.from({ length: 20_000 }, (_, i) =>
-      JSON.stringify({ import_supplier: streamed, external_account_number: `S-${String(i).padStart(5, '0')}`, state: 'imported' }),
+      JSON.stringify({
+        import_supplier: streamed,
+        external_account_number: `S-${String(i).padStart(5, '0')}`,
+        state: 'imported',
+      }),
     );
     const file = path.join(dir, 'accounts.ndjson');
     await writeFile(file, `${lines.join('\n')}\n`);
@@ -209,7 +239,9 @@ describe('admin CLI', () => {
       cwd: path.join(__dirname, '../..'),
       env: { ...process.env, DATABASE_URL: testDatabaseUrl },
     });
-    const firstProgress = await new Promise<string>((resolve) => child.stderr.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    const firstProgress = await new Promise<string>((resolve) =>
+      child.stderr.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    );
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
     expect(firstProgress).toMatch(/^admin: committed to line 2000: 2000 accounts \(2000 created/);
@@ -237,8 +269,14 @@ describe('admin CLI', () => {
 
     expect(run).toMatchObject({ code: 0, json: { format: 'csv', accounts: 2, created: 2 } });
     expect(run.stderr).toMatch(/^admin: committed to line 3: 2 accounts/);
-    const rows = await app.db.prisma.accountImportProcess.findMany({ where: { supplierCode: staged }, orderBy: { externalAccountNumber: 'asc' } });
-    expect(rows.map((r) => [r.externalAccountNumber, r.state])).toEqual([['C-1', 'STAGED'], ['C-2, quoted', 'STAGED']]);
+    const rows = await app.db.prisma.accountImportProcess.findMany({
+      where: { supplierCode: staged },
+      orderBy: { externalAccountNumber: 'asc' },
+    });
+    expect(rows.map((r) => [r.externalAccountNumber, r.state])).toEqual([
+      ['C-1', 'STAGED'],
+      ['C-2, quoted', 'STAGED'],
+    ]);
     expect(both).toMatchObject({ code: 2, stdout: '' });
     expect(both.stderr).toContain('expected no arguments with --file');
   });

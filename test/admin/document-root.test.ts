@@ -17,7 +17,11 @@ describe("a supplier's document root", () => {
   });
   afterAll(() => t.db.close());
 
-  const errorOf = (p: Promise<unknown>) => p.then(() => undefined, (err: unknown) => err as ValidationError);
+  const errorOf = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (err: unknown) => err as ValidationError,
+    );
   const supplierCount = () => t.db.prisma.importSupplier.count({ where: { code: { endsWith: s } } });
 
   it('is required: a missing or empty root is refused, naming the field', async () => {
@@ -33,7 +37,7 @@ describe("a supplier's document root", () => {
     ['the same root', (root: string) => root],
     ['a root inside it', (root: string) => `${root}/sub`],
     ['a root containing it', (root: string) => root.split('/')[0]!],
-  ])('refuses %s as another supplier\'s, and the file changes nothing', async (_case, overlap) => {
+  ])("refuses %s as another supplier's, and the file changes nothing", async (_case, overlap) => {
     const file = {
       suppliers: [
         { code: `FINE_${s}`, document_root: `imports/fine-${s}` },
@@ -41,16 +45,20 @@ describe("a supplier's document root", () => {
       ],
     };
     const error = await errorOf(applyFile(t.db, file));
-    expect(error!.errors).toEqual([expect.objectContaining({ attr: 'suppliers.1.document_root', code: 'document_root_in_use' })]);
+    expect(error!.errors).toEqual([
+      expect.objectContaining({ attr: 'suppliers.1.document_root', code: 'document_root_in_use' }),
+    ]);
     expect(error!.message).toMatch(/overlaps supplier \w+'s/);
     expect(await supplierCount()).toBe(1);
   });
 
-  it('lets a supplier keep or change its own root, but not move into another\'s', async () => {
+  it("lets a supplier keep or change its own root, but not move into another's", async () => {
     await applyFile(t.db, { suppliers: [{ code: existing.code, document_root: existing.root }] });
     const mover = { code: `MOVER_${s}`, root: `imports/mover-${s}` };
     await createSupplier(t.db, { code: mover.code, document_root: mover.root });
-    expect(await updateSupplier(t.db, { code: mover.code, document_root: `${mover.root}-2` })).toMatchObject({ document_root: `${mover.root}-2` });
+    expect(await updateSupplier(t.db, { code: mover.code, document_root: `${mover.root}-2` })).toMatchObject({
+      document_root: `${mover.root}-2`,
+    });
     const error = await errorOf(updateSupplier(t.db, { code: mover.code, document_root: `${existing.root}/x` }));
     expect(error!.errors).toEqual([expect.objectContaining({ attr: 'document_root', code: 'document_root_in_use' })]);
   });

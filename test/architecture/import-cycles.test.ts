@@ -17,10 +17,14 @@ describe('import cycles', () => {
 
   it('finds no cycle in api/, worker/ and shared/', async () => {
     const cli = require.resolve('madge/bin/cli.js');
-    const { stdout } = await promisify(execFile)(process.execPath, [cli, '--circular', '--json', 'api', 'worker', 'shared'], {
-      cwd: ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [cli, '--circular', '--json', 'api', 'worker', 'shared'],
+      {
+        cwd: ROOT,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
     expect(JSON.parse(stdout)).toEqual([]);
   });
 });

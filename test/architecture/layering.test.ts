@@ -14,7 +14,9 @@ function sourceFiles(dir: string): string[] {
 function importedTopFolders(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
   const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) => m[1]!);
-  return specifiers.map((s) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), s)).split(path.sep)[0]!);
+  return specifiers.map(
+    (s) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), s)).split(path.sep)[0]!,
+  );
 }
 
 const FORBIDDEN: Record<string, string[]> = {

@@ -41,7 +41,9 @@ describe('Authorization header on data-import endpoints', () => {
   ])('accepts %s', async (_form, header) => {
     const res = await list(header(tenant.token));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([{ external_account_number: 'EXT-1', platform_account_number: null, account_created_at: null }]);
+    expect(res.body).toEqual([
+      { external_account_number: 'EXT-1', platform_account_number: null, account_created_at: null },
+    ]);
   });
 
   it('answers 401 not_authenticated when the header is missing', async () => {
@@ -59,7 +61,10 @@ describe('Authorization header on data-import endpoints', () => {
 
   it('answers 401 token_expired to a token the service itself issued with a clock an hour behind', async () => {
     const signer = createTokenSigner(app.config.TOKEN_SECRET, app.config.TOKEN_TTL_SECONDS);
-    const { token } = await signer.sign(organisationId, Math.floor(Date.now() / 1000) - app.config.TOKEN_TTL_SECONDS - 1);
+    const { token } = await signer.sign(
+      organisationId,
+      Math.floor(Date.now() / 1000) - app.config.TOKEN_TTL_SECONDS - 1,
+    );
     expect((await list(`Token ${token}`)).body.code).toBe('token_expired');
   });
 
@@ -72,7 +77,10 @@ describe('Authorization header on data-import endpoints', () => {
         'to a payload changed under a valid signature',
         async () => {
           const [header, , signature] = tenant.token.split('.');
-          const forged = b64url({ ...JSON.parse(Buffer.from(tenant.token.split('.')[1]!, 'base64url').toString()), org: organisationId + 1 });
+          const forged = b64url({
+            ...JSON.parse(Buffer.from(tenant.token.split('.')[1]!, 'base64url').toString()),
+            org: organisationId + 1,
+          });
           return `Token ${header}.${forged}.${signature}`;
         },
       ],
@@ -92,8 +100,14 @@ describe('Authorization header on data-import endpoints', () => {
           return `Token ${b64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
         },
       ],
-      ['to a token signed with another secret', async () => `Token ${await sign({}, 'another-secret-that-is-long-enough-for-hs256')}`],
-      ['to a token whose org claim is not an integer', async () => `Token ${await sign({ org: String(organisationId) })}`],
+      [
+        'to a token signed with another secret',
+        async () => `Token ${await sign({}, 'another-secret-that-is-long-enough-for-hs256')}`,
+      ],
+      [
+        'to a token whose org claim is not an integer',
+        async () => `Token ${await sign({ org: String(organisationId) })}`,
+      ],
     ];
 
     it.each(failures)('%s', async (_cause, header) => {

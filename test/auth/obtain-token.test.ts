@@ -24,9 +24,15 @@ describe('obtainToken', () => {
 
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const issued = (res: Json) =>
-    res.body.data.obtainToken as { token: string; payload: { iat: number; exp: number; org: number }; refreshToken: string; refreshExpiresIn: number };
+    res.body.data.obtainToken as {
+      token: string;
+      payload: { iat: number; exp: number; org: number };
+      refreshToken: string;
+      refreshExpiresIn: number;
+    };
   const errorOf = (res: Json) => res.body.errors?.[0]?.extensions?.code as string | undefined;
-  const refreshRow = (refreshToken: string) => app.db.prisma.refreshToken.findUnique({ where: { hash: digest(refreshToken) } });
+  const refreshRow = (refreshToken: string) =>
+    app.db.prisma.refreshToken.findUnique({ where: { hash: digest(refreshToken) } });
   const listAccounts = (token: string) =>
     request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, { token });
 
@@ -89,7 +95,9 @@ describe('obtainToken', () => {
   it('lets only one of two simultaneous refreshes with one token win, and the winner is revoked with its family', async () => {
     for (let round = 0; round < 5; round += 1) {
       const start = issued(await obtainToken(app.baseUrl, { APIKey: tenant.apiKey }));
-      const answers = await Promise.all([1, 2].map(() => obtainToken(app.baseUrl, { refreshToken: start.refreshToken })));
+      const answers = await Promise.all(
+        [1, 2].map(() => obtainToken(app.baseUrl, { refreshToken: start.refreshToken })),
+      );
 
       const winners = answers.filter((a) => !a.body.errors);
       expect(winners).toHaveLength(1);

@@ -20,12 +20,14 @@ describe('the token endpoint against abuse', () => {
   });
   afterAll(() => app.close());
 
-  const graphql = (query: string, variables?: unknown) => request(app.baseUrl, 'POST', '/v1/graphql/', { body: { query, variables } });
+  const graphql = (query: string, variables?: unknown) =>
+    request(app.baseUrl, 'POST', '/v1/graphql/', { body: { query, variables } });
   const refreshTokenCount = () => app.db.prisma.refreshToken.count({ where: { organisationId } });
 
   it('refuses a document calling obtainToken more than once, through aliases or fragments, and tries none of them', async () => {
     const before = await refreshTokenCount();
-    const aliases = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: obtainToken(input: {APIKey: $k}) { token }`).join(' ');
+    const aliases = (n: number) =>
+      Array.from({ length: n }, (_, i) => `a${i}: obtainToken(input: {APIKey: $k}) { token }`).join(' ');
     const twoHundred = await graphql(`mutation($k: String) { ${aliases(200)} }`, { k: tenant.apiKey });
     expect(codesOf(twoHundred)).toEqual(['document_too_large']);
     const viaFragments = `mutation($k: String) { ...A ...B }
@@ -38,7 +40,9 @@ describe('the token endpoint against abuse', () => {
       expect(res.body.data).toBeUndefined();
     }
     expect(await refreshTokenCount()).toBe(before);
-    const single = await graphql('mutation($k: String) { obtainToken(input: {APIKey: $k}) { token } }', { k: tenant.apiKey });
+    const single = await graphql('mutation($k: String) { obtainToken(input: {APIKey: $k}) { token } }', {
+      k: tenant.apiKey,
+    });
     expect(single.body.data.obtainToken.token).toEqual(expect.any(String));
   });
 
@@ -52,9 +56,13 @@ describe('the token endpoint against abuse', () => {
   });
 
   it('answers an over-long API key or refresh token like an unknown one', async () => {
-    const longKey = await graphql('mutation($k: String) { obtainToken(input: {APIKey: $k}) { token } }', { k: tenant.apiKey + 'x'.repeat(4_000) });
+    const longKey = await graphql('mutation($k: String) { obtainToken(input: {APIKey: $k}) { token } }', {
+      k: tenant.apiKey + 'x'.repeat(4_000),
+    });
     expect(codesOf(longKey)).toEqual(['invalid_api_key']);
-    const longRefresh = await graphql('mutation($r: String) { obtainToken(input: {refreshToken: $r}) { token } }', { r: 'r'.repeat(4_000) });
+    const longRefresh = await graphql('mutation($r: String) { obtainToken(input: {refreshToken: $r}) { token } }', {
+      r: 'r'.repeat(4_000),
+    });
     expect(codesOf(longRefresh)).toEqual(['invalid_refresh_token']);
   });
 
@@ -66,13 +74,19 @@ describe('the token endpoint against abuse', () => {
       .setAudience('data-import-api')
       .setIssuedAt()
       .sign(new TextEncoder().encode(app.config.TOKEN_SECRET));
-    const res = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, { token: forever });
+    const res = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, {
+      token: forever,
+    });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('authentication_failed');
   });
 
   it('ends every refresh family of a revoked key atomically: nothing issued after the revocation commits lives', async () => {
-    const deps: AuthDeps = { db: app.db, signer: createTokenSigner(app.config.TOKEN_SECRET, 3600), refreshTtlSeconds: 3600 };
+    const deps: AuthDeps = {
+      db: app.db,
+      signer: createTokenSigner(app.config.TOKEN_SECRET, 3600),
+      refreshTtlSeconds: 3600,
+    };
     for (let round = 0; round < 4; round++) {
       const key = await createApiKey(app.db, { organisation });
       let revokedAt = Infinity;
@@ -81,10 +95,12 @@ describe('the token endpoint against abuse', () => {
       // Each client keeps going until it has been refused three times after the revocation returned.
       const client = async (refreshing: boolean) => {
         let refresh = refreshing ? (await obtainTokenWithApiKey(deps, key.api_key)).refreshToken : undefined;
-        for (let refusals = 0; refusals < 3; ) {
+        for (let refusals = 0; refusals < 3;) {
           const started = Date.now();
           try {
-            const tokens = refresh ? await obtainTokenWithRefreshToken(deps, refresh) : await obtainTokenWithApiKey(deps, key.api_key);
+            const tokens = refresh
+              ? await obtainTokenWithRefreshToken(deps, refresh)
+              : await obtainTokenWithApiKey(deps, key.api_key);
             handedOut.push(tokens.refreshToken);
             if (refreshing) refresh = tokens.refreshToken;
             if (started > revokedAt) issuedAfterRevocation.push(tokens.refreshToken);
@@ -100,7 +116,9 @@ describe('the token endpoint against abuse', () => {
       await Promise.all(clients);
       expect(result.revoked_at).not.toBeNull();
       expect(issuedAfterRevocation).toEqual([]);
-      const live = await app.db.prisma.refreshToken.count({ where: { apiKeyId: key.id, revokedAt: null, usedAt: null } });
+      const live = await app.db.prisma.refreshToken.count({
+        where: { apiKeyId: key.id, revokedAt: null, usedAt: null },
+      });
       expect(live).toBe(0);
       const lastHandedOut = handedOut.slice(-8);
       for (const token of lastHandedOut) {
@@ -109,13 +127,19 @@ describe('the token endpoint against abuse', () => {
     }
   });
 
-  it('revoking one key leaves the families of the organisation\'s other keys alive', async () => {
-    const deps: AuthDeps = { db: app.db, signer: createTokenSigner(app.config.TOKEN_SECRET, 3600), refreshTtlSeconds: 3600 };
+  it("revoking one key leaves the families of the organisation's other keys alive", async () => {
+    const deps: AuthDeps = {
+      db: app.db,
+      signer: createTokenSigner(app.config.TOKEN_SECRET, 3600),
+      refreshTtlSeconds: 3600,
+    };
     const doomed = await createApiKey(app.db, { organisation });
     const kept = await obtainTokenWithApiKey(deps, tenant.apiKey);
     const lost = await obtainTokenWithApiKey(deps, doomed.api_key);
     await revokeApiKey(app.db, { id: doomed.id });
-    await expect(obtainTokenWithRefreshToken(deps, lost.refreshToken)).rejects.toMatchObject({ code: 'invalid_refresh_token' });
+    await expect(obtainTokenWithRefreshToken(deps, lost.refreshToken)).rejects.toMatchObject({
+      code: 'invalid_refresh_token',
+    });
     expect((await obtainTokenWithRefreshToken(deps, kept.refreshToken)).token).toEqual(expect.any(String));
   });
 });

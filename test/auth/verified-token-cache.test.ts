@@ -69,16 +69,23 @@ describe('the verified-token cache', () => {
   it('never remembers a token that failed: a forged one fails every time', async () => {
     const signer = countingSigner();
     const cached = cachingVerifier(signer, { maxEntries: 10, ttlMs: 60_000 });
-    const { token } = await createTokenSigner('another-secret-that-is-long-enough-for-hs256', 3600).sign(7, nowSeconds());
+    const { token } = await createTokenSigner('another-secret-that-is-long-enough-for-hs256', 3600).sign(
+      7,
+      nowSeconds(),
+    );
 
-    for (let i = 0; i < 2; i++) await expect(cached.verify(token)).rejects.toMatchObject({ code: 'authentication_failed' });
+    for (let i = 0; i < 2; i++)
+      await expect(cached.verify(token)).rejects.toMatchObject({ code: 'authentication_failed' });
     expect(signer.verified()).toBe(2);
   });
 
   it('is off with a size or time of 0', async () => {
     const signer = countingSigner();
     const { token } = await signer.sign(7, nowSeconds());
-    for (const opts of [{ maxEntries: 0, ttlMs: 60_000 }, { maxEntries: 10, ttlMs: 0 }]) {
+    for (const opts of [
+      { maxEntries: 0, ttlMs: 60_000 },
+      { maxEntries: 10, ttlMs: 0 },
+    ]) {
       const cached = cachingVerifier(signer, opts);
       await cached.verify(token);
       await cached.verify(token);

@@ -14,7 +14,20 @@ const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
 
 function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
-  args.push('--seconds', '1', '--warmup', '0.3', '--runtime', 'tsx', '--database', `${PG_BASE}/${database}`, '--out', out, '--log', log);
+  args.push(
+    '--seconds',
+    '1',
+    '--warmup',
+    '0.3',
+    '--runtime',
+    'tsx',
+    '--database',
+    `${PG_BASE}/${database}`,
+    '--out',
+    out,
+    '--log',
+    log,
+  );
   return runNode(args);
 }
 
@@ -46,13 +59,20 @@ describe('npm run bench at toy sizes', () => {
     const run = await runBench(out, log);
 
     // On failure this shows why: the bench's own errors, then the end of the service's log.
-    expect({ code: run.code, output: run.code === 0 ? '' : `${run.stderr}\n--- service log ---\n${tail(log)}` }).toEqual({ code: 0, output: '' });
+    expect({
+      code: run.code,
+      output: run.code === 0 ? '' : `${run.stderr}\n--- service log ---\n${tail(log)}`,
+    }).toEqual({ code: 0, output: '' });
     const r = JSON.parse(readFileSync(out, 'utf8'));
     const rate = expect.any(Number);
     expect(r.ceiling.rowsPerSecond).toBeGreaterThan(0);
     expect(r.ceiling.runs).toHaveLength(2);
     for (const phase of ['transactions', 'notes', 'status'] as const) {
-      expect({ phase, errors: r[phase].errors, firstError: r[phase].firstError }).toEqual({ phase, errors: 0, firstError: undefined });
+      expect({ phase, errors: r[phase].errors, firstError: r[phase].firstError }).toEqual({
+        phase,
+        errors: 0,
+        firstError: undefined,
+      });
       expect(r[phase].requests).toBeGreaterThan(0);
       expect(r[phase].perSecond).toBeGreaterThan(0);
       expect(r[phase].p50Ms).toBeGreaterThan(0);
@@ -72,27 +92,76 @@ describe('npm run bench at toy sizes', () => {
     }
     // 2 API + 2 worker processes: the same window without errors, then one worker SIGKILLed while
     // retrying clients go on, with nothing lost or doubled and the worker replaced.
-    expect({ errors: r.scaleOut.transactions.errors, firstError: r.scaleOut.transactions.firstError }).toEqual({ errors: 0, firstError: undefined });
+    expect({ errors: r.scaleOut.transactions.errors, firstError: r.scaleOut.transactions.firstError }).toEqual({
+      errors: 0,
+      firstError: undefined,
+    });
     expect(r.scaleOut.transactions.requests).toBeGreaterThan(0);
-    expect({ errors: r.scaleOut.status.errors, moving: r.scaleOut.status.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect({ errors: r.scaleOut.status.errors, moving: r.scaleOut.status.perSecond > 0 }).toEqual({
+      errors: 0,
+      moving: true,
+    });
     expect(r.scaleOut).toMatchObject({ apiProcesses: 2, workerProcesses: 2 });
     const k = r.scaleOut.kill;
-    expect({ restarted: k.restarted, unfinished: k.unfinished, errors: k.errors, duplicates: k.duplicates }).toEqual({ restarted: true, unfinished: 0, errors: 0, duplicates: 0 });
+    expect({ restarted: k.restarted, unfinished: k.unfinished, errors: k.errors, duplicates: k.duplicates }).toEqual({
+      restarted: true,
+      unfinished: 0,
+      errors: 0,
+      duplicates: 0,
+    });
     expect(k.acknowledgedItems).toBeGreaterThan(0);
     expect(k.storedRows).toBe(k.acknowledgedItems);
     expect(r.levers.map((l: { lever: string; errors: number }) => [l.lever, l.errors])).toEqual([
-      ['every lever on', 0], ['token cache off', 0], ['rate limit asks Redis per request', 0], ['request log line off', 0],
+      ['every lever on', 0],
+      ['token cache off', 0],
+      ['rate limit asks Redis per request', 0],
+      ['request log line off', 0],
     ]);
     for (const l of r.levers) expect(l.nodeMsPerRequest).toBeGreaterThan(0);
-    const labels = ['levers: status', 'ceiling:', 'transactions:', 'transactions / ceiling', 'notes:', 'status:', 'list:', 'API RSS growth', 'idle RSS per process', 'scale-out:', 'SIGKILLed mid-run'];
+    const labels = [
+      'levers: status',
+      'ceiling:',
+      'transactions:',
+      'transactions / ceiling',
+      'notes:',
+      'status:',
+      'list:',
+      'API RSS growth',
+      'idle RSS per process',
+      'scale-out:',
+      'SIGKILLed mid-run',
+    ];
     for (const label of labels) expect(run.stdout).toContain(label);
   }, 360_000);
 
   it('draws the curves at toy sizes and drops its database afterwards', async () => {
     const curvesDb = `${database}_curves`;
     const out = path.join(dir, 'curves.json');
-    const args = ['--import', 'tsx', 'bench/curves.ts', '--tx-rows', '0,2000', '--status-accounts', '500,1000', '--waiters', '0,10'];
-    args.push('--accounts', '10', '--clients', '1', '--seconds', '1', '--warmup', '0.3', '--wait-seconds', '2', '--runtime', 'tsx');
+    const args = [
+      '--import',
+      'tsx',
+      'bench/curves.ts',
+      '--tx-rows',
+      '0,2000',
+      '--status-accounts',
+      '500,1000',
+      '--waiters',
+      '0,10',
+    ];
+    args.push(
+      '--accounts',
+      '10',
+      '--clients',
+      '1',
+      '--seconds',
+      '1',
+      '--warmup',
+      '0.3',
+      '--wait-seconds',
+      '2',
+      '--runtime',
+      'tsx',
+    );
     args.push('--database', `${PG_BASE}/${curvesDb}`, '--out', out);
     const run = await runNode(args);
 
@@ -100,9 +169,11 @@ describe('npm run bench at toy sizes', () => {
     const r = JSON.parse(readFileSync(out, 'utf8'));
     expect(r.transactions.map((t: { tableRows: number }) => t.tableRows >= 0)).toEqual([true, true]);
     expect(r.transactions[1].tableRows).toBeGreaterThanOrEqual(2000);
-    for (const t of r.transactions) expect({ errors: t.errors, moving: t.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    for (const t of r.transactions)
+      expect({ errors: t.errors, moving: t.perSecond > 0 }).toEqual({ errors: 0, moving: true });
     expect(r.status.map((s: { accounts: number }) => s.accounts)).toEqual([500, 1000]);
-    for (const s of r.status) expect({ errors: s.errors, moving: s.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    for (const s of r.status)
+      expect({ errors: s.errors, moving: s.perSecond > 0 }).toEqual({ errors: 0, moving: true });
     expect(r.memory.map((m: { waiters: number }) => m.waiters)).toEqual([0, 10]);
     // No worker runs in the memory phase: every waiting client gets 503 result_pending.
     expect(r.memory[1].statuses).toEqual({ 503: 10 });

@@ -43,18 +43,39 @@ describe('a 400', () => {
   });
 
   it('that names no item fails the whole batch with the top-level code', () => {
-    const body = { code: 'invalid_input', detail: 'transactions: too many', errors: [{ attr: 'transactions', code: 'max_length', detail: 'Too many.' }] };
+    const body = {
+      code: 'invalid_input',
+      detail: 'transactions: too many',
+      errors: [{ attr: 'transactions', code: 'max_length', detail: 'Too many.' }],
+    };
     const verdict = classifyAnswer('transactions', 400, body, null, items(2));
-    expect(verdict).toEqual({ type: 'final', outcomes: [0, 1].map(() => ({ ok: false, code: 'invalid_input', attr: 'transactions', detail: 'transactions: too many' })) });
+    expect(verdict).toEqual({
+      type: 'final',
+      outcomes: [0, 1].map(() => ({
+        ok: false,
+        code: 'invalid_input',
+        attr: 'transactions',
+        detail: 'transactions: too many',
+      })),
+    });
   });
 });
 
 it('retries 429 and every 5xx, honouring Retry-After, and asks for a new token on 401', () => {
-  expect(classifyAnswer('notes', 503, { code: 'result_pending' }, '7', items(1))).toEqual({ type: 'retry', retryAfterMs: 7000, reason: '503 result_pending' });
+  expect(classifyAnswer('notes', 503, { code: 'result_pending' }, '7', items(1))).toEqual({
+    type: 'retry',
+    retryAfterMs: 7000,
+    reason: '503 result_pending',
+  });
   expect(classifyAnswer('notes', 429, {}, null, items(1))).toMatchObject({ type: 'retry' });
   expect(classifyAnswer('notes', 500, { code: 'temporary_failure' }, null, items(1))).toMatchObject({ type: 'retry' });
-  expect(classifyAnswer('notes', 401, { code: 'token_expired' }, null, items(1))).toEqual({ type: 'reauth', reason: 'token_expired' });
-  expect(classifyAnswer('notes', 422, { code: 'idempotency_key_reused', detail: 'Reused.' }, null, items(1))).toMatchObject({
+  expect(classifyAnswer('notes', 401, { code: 'token_expired' }, null, items(1))).toEqual({
+    type: 'reauth',
+    reason: 'token_expired',
+  });
+  expect(
+    classifyAnswer('notes', 422, { code: 'idempotency_key_reused', detail: 'Reused.' }, null, items(1)),
+  ).toMatchObject({
     type: 'final',
     outcomes: [{ ok: false, code: 'idempotency_key_reused' }],
   });

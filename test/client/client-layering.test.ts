@@ -5,7 +5,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
-const SERVER_ONLY_PACKAGES = ['pg', 'pg-query-stream', 'ioredis', 'bullmq', '@prisma/client', '@prisma/adapter-pg', 'express'];
+const SERVER_ONLY_PACKAGES = [
+  'pg',
+  'pg-query-stream',
+  'ioredis',
+  'bullmq',
+  '@prisma/client',
+  '@prisma/adapter-pg',
+  'express',
+];
 
 function runtimeImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -33,7 +41,8 @@ it('loads nothing from api/, worker/ or scripts/, and no database, Redis or queu
     }
     for (const specifier of runtimeImports(file)) {
       if (specifier.startsWith('.')) queue.push(resolveLocal(file, specifier));
-      else if (SERVER_ONLY_PACKAGES.some((p) => specifier === p || specifier.startsWith(`${p}/`))) problems.push(`${relative} imports ${specifier}`);
+      else if (SERVER_ONLY_PACKAGES.some((p) => specifier === p || specifier.startsWith(`${p}/`)))
+        problems.push(`${relative} imports ${specifier}`);
     }
   }
   expect(seen.size).toBeGreaterThan(10);

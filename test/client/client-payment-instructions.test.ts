@@ -3,7 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { importAccount, startInstructionsWorld, type InstructionsWorld } from '../payment-instructions/payment-instructions.fixture';
+import {
+  importAccount,
+  startInstructionsWorld,
+  type InstructionsWorld,
+} from '../payment-instructions/payment-instructions.fixture';
 import { readResults, runClient, summaryOf, writeLines } from './client.fixture';
 
 let world: InstructionsWorld;
@@ -15,9 +19,14 @@ afterAll(() => world.close());
 
 it('sends a CSV of instructions one per request; vendor refusals fail only their own lines', async () => {
   const { app, tenant, fake } = world;
-  const accounts = [await importAccount(app, tenant), await importAccount(app, tenant), await importAccount(app, tenant)];
+  const accounts = [
+    await importAccount(app, tenant),
+    await importAccount(app, tenant),
+    await importAccount(app, tenant),
+  ];
   const dir = mkdtempSync(path.join(tmpdir(), 'data-import-client-pi-'));
-  const row = (account: string, type: string, reference: string) => [tenant.supplier, account, 'STRIPE', type, reference].join(',');
+  const row = (account: string, type: string, reference: string) =>
+    [tenant.supplier, account, 'STRIPE', type, reference].join(',');
   const file = writeLines(dir, 'instructions.csv', [
     'import_supplier,external_account_number,vendor,type,reference',
     row(accounts[0]!.number, 'CARD', fake.addCard().id),
@@ -26,7 +35,14 @@ it('sends a CSV of instructions one per request; vendor refusals fail only their
     row(accounts[2]!.number, 'CARD', fake.addCard().id),
   ]);
 
-  const run = await runClient(app.baseUrl, tenant.apiKey, ['send', 'payment-instructions', file, '--runs-dir', dir, '--json']);
+  const run = await runClient(app.baseUrl, tenant.apiKey, [
+    'send',
+    'payment-instructions',
+    file,
+    '--runs-dir',
+    dir,
+    '--json',
+  ]);
 
   expect(run.code).toBe(1);
   expect(summaryOf(run)).toMatchObject({ succeeded: 2, failed: 2, unprocessed: 0 });
@@ -37,8 +53,22 @@ it('sends a CSV of instructions one per request; vendor refusals fail only their
   ]);
 
   const report = path.join(dir, 'report.csv');
-  const reconciled = await runClient(app.baseUrl, tenant.apiKey, ['reconcile', '--supplier', tenant.supplier, file, '--runs-dir', dir, '--out', report, '--json']);
-  expect(summaryOf(reconciled).totals.payment_instruction_active).toEqual({ expected: '2', found: '2', difference: '0' });
+  const reconciled = await runClient(app.baseUrl, tenant.apiKey, [
+    'reconcile',
+    '--supplier',
+    tenant.supplier,
+    file,
+    '--runs-dir',
+    dir,
+    '--out',
+    report,
+    '--json',
+  ]);
+  expect(summaryOf(reconciled).totals.payment_instruction_active).toEqual({
+    expected: '2',
+    found: '2',
+    difference: '0',
+  });
   expect(reconciled.code).toBe(0);
   rmSync(dir, { recursive: true, force: true });
 });

@@ -5,7 +5,16 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
-import { clientWorld, readResults, runClient, startClient, summaryOf, transaction, writeLines, type ClientWorld } from './client.fixture';
+import {
+  clientWorld,
+  readResults,
+  runClient,
+  startClient,
+  summaryOf,
+  transaction,
+  writeLines,
+  type ClientWorld,
+} from './client.fixture';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
 let app: TestApp;
@@ -31,8 +40,15 @@ async function proxy(target: string, choose: Parameters<typeof startFaultProxy>[
 const isWrite = (path: string) => path.startsWith('/v1/data-import/');
 
 /** `count` transactions spread over the world's accounts, ids unique to `tag`. */
-function transactionsFile(tag: string, count: number, supplier = world.tenant.supplier, accounts = world.accounts): string {
-  const lines = Array.from({ length: count }, (_, i) => JSON.stringify(transaction(supplier, accounts[i % accounts.length]!, `${tag}-${i}`, `${i}.25`)));
+function transactionsFile(
+  tag: string,
+  count: number,
+  supplier = world.tenant.supplier,
+  accounts = world.accounts,
+): string {
+  const lines = Array.from({ length: count }, (_, i) =>
+    JSON.stringify(transaction(supplier, accounts[i % accounts.length]!, `${tag}-${i}`, `${i}.25`)),
+  );
   return writeLines(world.dir, `${tag}.ndjson`, lines);
 }
 
@@ -62,7 +78,18 @@ it('rides out a 503 storm with the same Idempotency-Key, honouring Retry-After, 
   const file = transactionsFile('STORM', 60);
   const journal = path.join(world.dir, 'storm');
 
-  const run = await runClient(p.baseUrl, world.tenant.apiKey, ['send', 'transactions', file, '--journal', journal, '--batch', '5', '--concurrency', '4', '--json']);
+  const run = await runClient(p.baseUrl, world.tenant.apiKey, [
+    'send',
+    'transactions',
+    file,
+    '--journal',
+    journal,
+    '--batch',
+    '5',
+    '--concurrency',
+    '4',
+    '--json',
+  ]);
 
   expect(run.code).toBe(0);
   // A lost answer is replayed from the service's stored result: added, not "already exists".
@@ -90,20 +117,39 @@ it('renews a token that expires mid-run by refresh token, signs in again when a 
     const p = await proxy(shortLived.baseUrl, (req, body) => {
       if (isWrite(req.url!)) return { holdMs: writes++ === 2 ? 1500 : 150 };
       if (body.includes('"refreshToken":"') && ++refreshes === 2) {
-        return { answer: 200, body: { data: null, errors: [{ message: 'Refresh token reused.', extensions: { code: 'refresh_token_reused' } }] } };
+        return {
+          answer: 200,
+          body: {
+            data: null,
+            errors: [{ message: 'Refresh token reused.', extensions: { code: 'refresh_token_reused' } }],
+          },
+        };
       }
       return 'pass';
     });
     const file = transactionsFile('TTL', 40, w.tenant.supplier, w.accounts);
 
-    const run = await runClient(p.baseUrl, w.tenant.apiKey, ['send', 'transactions', file, '--runs-dir', w.dir, '--batch', '4', '--concurrency', '2', '--json']);
+    const run = await runClient(p.baseUrl, w.tenant.apiKey, [
+      'send',
+      'transactions',
+      file,
+      '--runs-dir',
+      w.dir,
+      '--batch',
+      '4',
+      '--concurrency',
+      '2',
+      '--json',
+    ]);
 
     expect(summaryOf(run)).toMatchObject({ succeeded: 40, failed: 0, unprocessed: 0 });
     expect(run.code).toBe(0);
     exactlyOnce(await storedIds(shortLived, w.tenant.supplier, 'TTL'), 'TTL', 40);
     expect(p.log.some((e) => isWrite(e.path) && e.status === 401)).toBe(true);
     const signIns = p.log.filter((e) => e.body?.includes('"APIKey":"'));
-    const refused = p.log.findIndex((e) => e.status === 200 && e.body?.includes('refreshToken":"') && typeof e.fault === 'object');
+    const refused = p.log.findIndex(
+      (e) => e.status === 200 && e.body?.includes('refreshToken":"') && typeof e.fault === 'object',
+    );
     expect(refused).toBeGreaterThan(0);
     expect(signIns.some((e) => p.log.indexOf(e) > refused)).toBe(true);
     expect(new Set(p.log.filter((e) => isWrite(e.path)).map((e) => e.authorization)).size).toBeGreaterThan(1);
@@ -117,8 +163,20 @@ it('after a SIGKILL halfway, resume re-sends the open requests with their keys a
   const p = await proxy(app.baseUrl, (req) => (isWrite(req.url!) ? { holdMs: 100 } : 'pass'));
   const file = transactionsFile('KILL', 300);
   const journal = path.join(world.dir, 'killed');
-  const client = startClient(p.baseUrl, world.tenant.apiKey, ['send', 'transactions', file, '--journal', journal, '--batch', '10', '--concurrency', '3']);
-  await until('a few finished requests', () => (journalEntries(journal).filter((e) => e.e === 'done').length >= 8 ? true : undefined));
+  const client = startClient(p.baseUrl, world.tenant.apiKey, [
+    'send',
+    'transactions',
+    file,
+    '--journal',
+    journal,
+    '--batch',
+    '10',
+    '--concurrency',
+    '3',
+  ]);
+  await until('a few finished requests', () =>
+    journalEntries(journal).filter((e) => e.e === 'done').length >= 8 ? true : undefined,
+  );
   process.kill(client.pid, 'SIGKILL');
   expect((await client.done).signal).toBe('SIGKILL');
 
@@ -144,8 +202,20 @@ it('stops cleanly on Ctrl-C with exit code 3, says how to resume, and resume --l
   const p = await proxy(app.baseUrl, (req) => (isWrite(req.url!) ? { holdMs: 100 } : 'pass'));
   const file = transactionsFile('SIGINT', 200);
   const runsDir = path.join(world.dir, 'runs-sigint');
-  const client = startClient(p.baseUrl, world.tenant.apiKey, ['send', 'transactions', file, '--runs-dir', runsDir, '--batch', '10', '--concurrency', '2']);
-  await until('the first finished requests', () => (p.log.filter((e) => e.status === 201).length >= 4 ? true : undefined));
+  const client = startClient(p.baseUrl, world.tenant.apiKey, [
+    'send',
+    'transactions',
+    file,
+    '--runs-dir',
+    runsDir,
+    '--batch',
+    '10',
+    '--concurrency',
+    '2',
+  ]);
+  await until('the first finished requests', () =>
+    p.log.filter((e) => e.status === 201).length >= 4 ? true : undefined,
+  );
   process.kill(client.pid, 'SIGINT');
   const stopped = await client.done;
 
@@ -156,7 +226,13 @@ it('stops cleanly on Ctrl-C with exit code 3, says how to resume, and resume --l
   expect(readResults(journal, 'unprocessed').length).toBeGreaterThan(0);
   expect(readResults(journal, 'succeeded').length + readResults(journal, 'unprocessed').length).toBe(200);
 
-  const resumed = await runClient(p.baseUrl, world.tenant.apiKey, ['resume', '--latest', '--runs-dir', runsDir, '--json']);
+  const resumed = await runClient(p.baseUrl, world.tenant.apiKey, [
+    'resume',
+    '--latest',
+    '--runs-dir',
+    runsDir,
+    '--json',
+  ]);
   expect(summaryOf(resumed)).toMatchObject({ journal, succeeded: 200, unprocessed: 0, exit_code: 0 });
   expect(readResults(journal, 'unprocessed')).toEqual([]);
   exactlyOnce(await storedIds(app, world.tenant.supplier, 'SIGINT'), 'SIGINT', 200);

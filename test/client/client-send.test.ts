@@ -4,7 +4,15 @@ import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createTenant, startTestApp, type TestApp } from '../helpers/app';
-import { clientWorld, readResults, runClient, summaryOf, transaction, writeLines, type ClientWorld } from './client.fixture';
+import {
+  clientWorld,
+  readResults,
+  runClient,
+  summaryOf,
+  transaction,
+  writeLines,
+  type ClientWorld,
+} from './client.fixture';
 
 let app: TestApp;
 let world: ClientWorld;
@@ -49,28 +57,61 @@ describe('send', () => {
     const file = writeLines(world.dir, 'transactions.ndjson', lines);
     const journal = path.join(world.dir, 'run-1');
 
-    const first = await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'transactions', file, '--journal', journal, '--batch', '7', '--concurrency', '3', '--json']);
+    const first = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'send',
+      'transactions',
+      file,
+      '--journal',
+      journal,
+      '--batch',
+      '7',
+      '--concurrency',
+      '3',
+      '--json',
+    ]);
 
     expect(first.code).toBe(1);
     const failed = readResults(journal, 'failed');
     expect(failed.map((f) => [f.line, f.code]).sort((a, b) => a[0] - b[0])).toEqual([...bad.entries()]);
-    expect(failed.find((f) => f.line === 20)).toMatchObject({ external_account_number: world.accounts[20 % 6], attr: 'amount' });
+    expect(failed.find((f) => f.line === 20)).toMatchObject({
+      external_account_number: world.accounts[20 % 6],
+      attr: 'amount',
+    });
     const succeeded = readResults(journal, 'succeeded');
     expect(succeeded.map((s) => s.line).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 40 }, (_, i) => i + 1).filter((l) => !bad.has(l)),
     );
     expect(succeeded.every((s) => s.status === 'TRANSACTION_ADDED_TO_ACCOUNT' && typeof s.id === 'string')).toBe(true);
-    expect(succeeded.find((s) => s.line === 7)).toMatchObject({ import_supplier: supplier, external_account_number: world.accounts[1] });
+    expect(succeeded.find((s) => s.line === 7)).toMatchObject({
+      import_supplier: supplier,
+      external_account_number: world.accounts[1],
+    });
     expect(readResults(journal, 'unprocessed')).toEqual([]);
     expect(summaryOf(first)).toMatchObject({ succeeded: 36, skipped: 0, failed: 4, unprocessed: 0, exit_code: 1 });
     expect(await storedTransactions(supplier)).toBe(36);
 
-    const second = await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'transactions', file, '--journal', path.join(world.dir, 'run-2'), '--json']);
+    const second = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'send',
+      'transactions',
+      file,
+      '--journal',
+      path.join(world.dir, 'run-2'),
+      '--json',
+    ]);
     expect(summaryOf(second)).toMatchObject({ succeeded: 0, skipped: 36, failed: 4 });
     expect(await storedTransactions(supplier)).toBe(36);
 
     const report = path.join(world.dir, 'report.csv');
-    const reconciled = await runClient(app.baseUrl, world.tenant.apiKey, ['reconcile', '--supplier', supplier, journal, path.join(world.dir, 'run-2'), '--out', report, '--json']);
+    const reconciled = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'reconcile',
+      '--supplier',
+      supplier,
+      journal,
+      path.join(world.dir, 'run-2'),
+      '--out',
+      report,
+      '--json',
+    ]);
     expect(reconciled.stderr).toBe('');
     expect(summaryOf(reconciled)).toMatchObject({ accounts: 6, accounts_differing: 0 });
     expect(summaryOf(reconciled).totals.transactions_count).toEqual({ expected: '36', found: '36', difference: '0' });
@@ -87,7 +128,14 @@ describe('send', () => {
       `${supplier},${b},,false,`,
       `${supplier},${b},"Third ""quoted""",false,`,
     ]);
-    const notesRun = await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'notes', notes, '--runs-dir', world.dir, '--json']);
+    const notesRun = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'send',
+      'notes',
+      notes,
+      '--runs-dir',
+      world.dir,
+      '--json',
+    ]);
     expect(summaryOf(notesRun)).toMatchObject({ succeeded: 3, failed: 1, exit_code: 1 });
     const notesFailed = readResults(summaryOf(notesRun).journal, 'failed');
     expect(notesFailed).toEqual([
@@ -100,15 +148,40 @@ describe('send', () => {
       `${supplier},${a},S-2,2024-02-01,2024-02-29,99`,
       `${supplier},${b},S-1,2024-01-01,2024-01-31,`,
     ]);
-    const first = await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'statements', statements, '--runs-dir', world.dir, '--json']);
+    const first = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'send',
+      'statements',
+      statements,
+      '--runs-dir',
+      world.dir,
+      '--json',
+    ]);
     expect(summaryOf(first)).toMatchObject({ succeeded: 3, failed: 0, exit_code: 0 });
     expect(first.code).toBe(0);
     // Statements that exist answer 400 historical_statement_already_exists: the client counts them as there.
-    const again = await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'statements', statements, '--runs-dir', world.dir, '--json']);
+    const again = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'send',
+      'statements',
+      statements,
+      '--runs-dir',
+      world.dir,
+      '--json',
+    ]);
     expect(summaryOf(again)).toMatchObject({ succeeded: 0, skipped: 3, failed: 0, exit_code: 0 });
 
     const report = path.join(world.dir, 'report-csv.csv');
-    const reconciled = await runClient(app.baseUrl, world.tenant.apiKey, ['reconcile', '--supplier', supplier, notes, statements, '--runs-dir', world.dir, '--out', report, '--json']);
+    const reconciled = await runClient(app.baseUrl, world.tenant.apiKey, [
+      'reconcile',
+      '--supplier',
+      supplier,
+      notes,
+      statements,
+      '--runs-dir',
+      world.dir,
+      '--out',
+      report,
+      '--json',
+    ]);
     const totals = summaryOf(reconciled).totals;
     expect(totals.notes_count).toEqual({ expected: '3', found: '3', difference: '0' });
     expect(totals.statements_gross_amount).toEqual({ expected: '12149', found: '12149', difference: '0' });
@@ -119,9 +192,20 @@ describe('send', () => {
       status: 'Paused',
       accounts: [{ external_account_number: 'P-1', state: 'imported', open_statement_from: '2019-10-01' }],
     });
-    const file = writeLines(world.dir, 'paused.ndjson', [1, 2, 3].map((i) => JSON.stringify(transaction(paused.supplier, 'P-1', `P-${i}`, '1.00'))));
+    const file = writeLines(
+      world.dir,
+      'paused.ndjson',
+      [1, 2, 3].map((i) => JSON.stringify(transaction(paused.supplier, 'P-1', `P-${i}`, '1.00'))),
+    );
     const journal = path.join(world.dir, 'paused');
-    const run = await runClient(app.baseUrl, paused.apiKey, ['send', 'transactions', file, '--journal', journal, '--json']);
+    const run = await runClient(app.baseUrl, paused.apiKey, [
+      'send',
+      'transactions',
+      file,
+      '--journal',
+      journal,
+      '--json',
+    ]);
     expect(run.code).toBe(1);
     expect(readResults(journal, 'failed').map((f) => [f.line, f.code])).toEqual([
       [1, 'import_supplier_migration_not_ongoing'],
@@ -140,7 +224,14 @@ describe('send', () => {
       JSON.stringify({ transaction_id: 'V-4' }),
     ]);
     const journal = path.join(world.dir, 'validated');
-    const run = await runClient(app.baseUrl, 'unused', ['validate', 'transactions', file, '--journal', journal, '--json']);
+    const run = await runClient(app.baseUrl, 'unused', [
+      'validate',
+      'transactions',
+      file,
+      '--journal',
+      journal,
+      '--json',
+    ]);
     expect(run.code).toBe(1);
     expect(readResults(journal, 'failed').map((f) => [f.line, f.code, f.attr])).toEqual([
       [2, 'invalid', 'transaction_date'],
@@ -150,9 +241,13 @@ describe('send', () => {
   });
 
   it('runs as the installed `data-import` command (package.json bin)', async () => {
-    const bin = (JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { bin: Record<string, string> }).bin['data-import']!;
+    const bin = (
+      JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { bin: Record<string, string> }
+    ).bin['data-import']!;
     const run = await new Promise<{ code: number | null; stdout: string }>((resolve) =>
-      execFile(process.execPath, [path.join(__dirname, '../..', bin), 'help'], (err, stdout) => resolve({ code: err ? Number(err.code) : 0, stdout })),
+      execFile(process.execPath, [path.join(__dirname, '../..', bin), 'help'], (err, stdout) =>
+        resolve({ code: err ? Number(err.code) : 0, stdout }),
+      ),
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^usage: data-import <command>/);
@@ -171,10 +266,16 @@ describe('send', () => {
       const run = await runClient(app.baseUrl, world.tenant.apiKey, args);
       expect([args.join(' '), run.code]).toEqual([args.join(' '), 2]);
     }
-    const changed = writeLines(world.dir, 'changes.ndjson', [JSON.stringify(transaction(world.tenant.supplier, world.accounts[0]!, 'C-1', '1.00'))]);
+    const changed = writeLines(world.dir, 'changes.ndjson', [
+      JSON.stringify(transaction(world.tenant.supplier, world.accounts[0]!, 'C-1', '1.00')),
+    ]);
     const journal = path.join(world.dir, 'changed-run');
-    expect((await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'transactions', changed, '--journal', journal])).code).toBe(0);
-    writeLines(world.dir, 'changes.ndjson', [JSON.stringify(transaction(world.tenant.supplier, world.accounts[0]!, 'C-2', '1.00'))]);
+    expect(
+      (await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'transactions', changed, '--journal', journal])).code,
+    ).toBe(0);
+    writeLines(world.dir, 'changes.ndjson', [
+      JSON.stringify(transaction(world.tenant.supplier, world.accounts[0]!, 'C-2', '1.00')),
+    ]);
     const resumed = await runClient(app.baseUrl, world.tenant.apiKey, ['resume', journal]);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain('checksum differs');

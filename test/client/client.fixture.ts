@@ -63,7 +63,12 @@ export function startClient(
   return { pid: child.pid!, output: () => stdout + stderr, done };
 }
 
-export function runClient(baseUrl: string, apiKey: string, args: string[], env: Record<string, string> = {}): Promise<ClientRun> {
+export function runClient(
+  baseUrl: string,
+  apiKey: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ClientRun> {
   return startClient(baseUrl, apiKey, args, env).done;
 }
 
@@ -73,7 +78,8 @@ export function writeLines(dir: string, name: string, lines: string[]): string {
   return file;
 }
 
-export function readResults(journal: string, name: 'succeeded' | 'failed' | 'unprocessed'): Record<string, any>[] { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function readResults(journal: string, name: 'succeeded' | 'failed' | 'unprocessed'): Record<string, any>[] {
   const file = path.join(journal, `${name}.ndjson`);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
@@ -83,12 +89,20 @@ export function readResults(journal: string, name: 'succeeded' | 'failed' | 'unp
 }
 
 /** The `--json` summary line of a run. */
-export function summaryOf(run: ClientRun): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function summaryOf(run: ClientRun): Record<string, any> {
   const line = run.stdout.split('\n').find((l) => l.includes('"event":"summary"'));
   if (!line) throw new Error(`no summary in output:\n${run.stdout}\n${run.stderr}`);
   return JSON.parse(line);
 }
 
 export function transaction(supplier: string, account: string, id: string, amount: string, type = 'CHARGE') {
-  return { import_supplier: supplier, external_account_number: account, transaction_id: id, transaction_date: '2024-03-01', amount, type };
+  return {
+    import_supplier: supplier,
+    external_account_number: account,
+    transaction_id: id,
+    transaction_date: '2024-03-01',
+    amount,
+    type,
+  };
 }

@@ -4,7 +4,8 @@
 // Idempotency-Key and token each attempt carried.
 import { createServer, request as forward, type IncomingMessage, type Server } from 'node:http';
 
-export type Fault = 'pass' | 'reject-503' | 'lose-answer' | 'drop' | { holdMs: number } | { answer: number; body: unknown };
+export type Fault =
+  'pass' | 'reject-503' | 'lose-answer' | 'drop' | { holdMs: number } | { answer: number; body: unknown };
 
 export interface ProxyLogEntry {
   at: number;
@@ -62,7 +63,13 @@ export async function startFaultProxy(
       if (fault === 'drop') return req.socket.destroy();
       const send = () => {
         const upstream = forward(
-          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+          {
+            host: target.hostname,
+            port: target.port,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: target.host },
+          },
           (answer) => {
             const parts: Buffer[] = [];
             answer.on('data', (c: Buffer) => parts.push(c));

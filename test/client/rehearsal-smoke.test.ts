@@ -22,18 +22,50 @@ afterAll(async () => {
 });
 
 it('rehearses a small migration end to end and every check holds', async () => {
-  const args = ['--accounts', '120', '--transactions', '3000', '--notes', '120', '--statements', '60', '--invalid-every', '50'];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/rehearsal.ts', ...args, '--runtime', 'tsx', '--pg', PG, '--database', DATABASE, '--dir', dir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const args = [
+    '--accounts',
+    '120',
+    '--transactions',
+    '3000',
+    '--notes',
+    '120',
+    '--statements',
+    '60',
+    '--invalid-every',
+    '50',
+  ];
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/rehearsal.ts',
+      ...args,
+      '--runtime',
+      'tsx',
+      '--pg',
+      PG,
+      '--database',
+      DATABASE,
+      '--dir',
+      dir,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
 
-  expect({ code, failed: stdout.match(/FAIL .*/g) ?? [], stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, failed: [], stderr: '' });
+  expect({ code, failed: stdout.match(/FAIL .*/g) ?? [], stderr: code === 0 ? '' : stderr }).toEqual({
+    code: 0,
+    failed: [],
+    stderr: '',
+  });
   expect(stdout.match(/^ {2}ok {3}/gm)).toHaveLength(8);
   expect(stdout).toContain('"transactions":2940');
 }, 300_000);

@@ -50,20 +50,25 @@ const LONG_PLAN: SuitePlan = {
 // FAULTS_ONLY=redis,vendor runs the faults whose names contain one of the words (while working on one).
 const only = process.env.FAULTS_ONLY?.split(',');
 const chosen = LONG ? LONG_PLAN : SHORT_PLAN;
-const plan: SuitePlan = only ? { ...chosen, faults: chosen.faults.filter((f) => only.some((w) => f.name.includes(w))) } : chosen;
+const plan: SuitePlan = only
+  ? { ...chosen, faults: chosen.faults.filter((f) => only.some((w) => f.name.includes(w))) }
+  : chosen;
 
 describe(`the service under faults (${LONG ? 'long' : 'short'} plan)`, () => {
   it(
     'keeps every acknowledged write exactly once, writes nothing for refused ones, answers within its bound while a dependency is down, and recovers',
     async () => {
       const reports = await runFaultSuite(plan, (r) => {
-        if (LONG) process.stdout.write(`${r.fault}: ${r.invariants.filter((i) => !i.ok).length} failing invariant(s)\n`);
+        if (LONG)
+          process.stdout.write(`${r.fault}: ${r.invariants.filter((i) => !i.ok).length} failing invariant(s)\n`);
       });
       const table = formatTable(reports);
       console.log(`Fault suite (${LONG ? 'long' : 'short'} plan)\n${table}`);
       if (process.env.FAULTS_REPORT) writeFileSync(process.env.FAULTS_REPORT, `${table}\n`);
 
-      const failing = reports.flatMap((r) => r.invariants.filter((i) => !i.ok).map((i) => `${r.fault}: ${i.name} — ${i.detail}`));
+      const failing = reports.flatMap((r) =>
+        r.invariants.filter((i) => !i.ok).map((i) => `${r.fault}: ${i.name} — ${i.detail}`),
+      );
       expect(failing).toEqual([]);
       expect(reports.map((r) => r.fault)).toEqual(plan.faults.map((f) => f.name));
     },

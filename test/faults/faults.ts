@@ -65,13 +65,21 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
       const redeliveries: { requests: number; ms: number }[] = [];
       for (let i = 0; i < times; i++) {
         await busy(ctx, 1);
-        const holder = await until('a worker to hold an unfinished transactions job', async () => {
-          const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
-          const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
-          // Starting with a different worker each time, so that repeated kills take turns.
-          const turn = [...stack.workers.slice(i % stack.workers.length), ...stack.workers.slice(0, i % stack.workers.length)];
-          return turn.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
-        }, 30_000, 5);
+        const holder = await until(
+          'a worker to hold an unfinished transactions job',
+          async () => {
+            const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
+            const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
+            // Starting with a different worker each time, so that repeated kills take turns.
+            const turn = [
+              ...stack.workers.slice(i % stack.workers.length),
+              ...stack.workers.slice(0, i % stack.workers.length),
+            ];
+            return turn.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
+          },
+          30_000,
+          5,
+        );
         const victims = opts.together ? stack.workers : [holder];
         const pids = new Set(victims.map((w) => w.pid));
         const from = Date.now();
@@ -203,14 +211,19 @@ export function vendorOutage(): Fault {
         await pause(50);
       }
       const checks: InvariantResult[] = [
-        { name: 'no vendor call while every breaker is open (fails fast)', ok: sentWhileOpen === 0, detail: `${sentWhileOpen} call(s)` },
+        {
+          name: 'no vendor call while every breaker is open (fails fast)',
+          ok: sentWhileOpen === 0,
+          detail: `${sentWhileOpen} call(s)`,
+        },
       ];
       stack.fake.setMode('healthy');
       const to = Date.now();
       const settle = async () => {
         const closed = await until(
           'every worker breaker to close',
-          async () => ((await stack.breakerStates()).every((s) => s === undefined || s === 'closed') ? true : undefined),
+          async () =>
+            (await stack.breakerStates()).every((s) => s === undefined || s === 'closed') ? true : undefined,
           60_000,
           100,
         ).catch(() => false);
@@ -239,7 +252,13 @@ export async function probeRecovery(
     const outcome = await sendAsSpecSays(
       {
         path: INSTRUCTIONS_PATH,
-        body: { import_supplier: tenant.supplier, external_account_number: account.external, vendor: 'STRIPE', type: 'CARD', reference },
+        body: {
+          import_supplier: tenant.supplier,
+          external_account_number: account.external,
+          vendor: 'STRIPE',
+          type: 'CARD',
+          reference,
+        },
         idempotencyKey: `${label}-probe`,
       },
       client,

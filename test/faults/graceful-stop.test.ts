@@ -14,13 +14,20 @@ describe('stopping the API while keep-alive clients keep sending', () => {
       const seen: number[] = [];
       const hammer = async () => {
         while (!stopping) {
-          const res = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, { token: tenant.token }).catch(() => undefined);
+          const res = await request(
+            app.baseUrl,
+            'GET',
+            `/v1/data-import/all-account-import-processes/${tenant.supplier}/`,
+            { token: tenant.token },
+          ).catch(() => undefined);
           if (res) seen.push(res.status);
         }
       };
       const clients = [hammer(), hammer(), hammer()];
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const inFlight = postTransactions(app, tenant.token, envelope(tenant, account, [payment('in-flight')]), { idempotencyKey: 'in-flight' });
+      const inFlight = postTransactions(app, tenant.token, envelope(tenant, account, [payment('in-flight')]), {
+        idempotencyKey: 'in-flight',
+      });
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       const started = Date.now();

@@ -47,7 +47,11 @@ describe('a retry of a request answered 500 "retry as-is", with the same Idempot
     expect(retried.body).toEqual({ platform_account_number: expect.any(String), reference: method.id });
     expect(await storedInstructions(world.app, account.id)).toHaveLength(1);
     const callsAfterSuccess = vendorCalls(world.fake, method.id).length;
-    expect(vendorCalls(world.fake, method.id).map((c) => c.status).at(-1)).toBe(200);
+    expect(
+      vendorCalls(world.fake, method.id)
+        .map((c) => c.status)
+        .at(-1),
+    ).toBe(200);
 
     const replayed = await postInstruction(world, account, card(method.id), { 'idempotency-key': key });
     expect(replayed.status).toBe(201);

@@ -73,7 +73,12 @@ async function runPhase(
   accountIds.push(...tenant.accounts.map((a) => a.id));
   const started = Date.now();
   const deadline = started + plan.phaseBudgetMs;
-  const load = startLoad(stack, tenant, { phase: label, shape: plan.shape, deadline, hangMs: plan.stack.resultWaitMs * 3 });
+  const load = startLoad(stack, tenant, {
+    phase: label,
+    shape: plan.shape,
+    deadline,
+    hangMs: plan.stack.resultWaitMs * 3,
+  });
 
   let window: FaultWindow;
   try {
@@ -83,7 +88,9 @@ async function runPhase(
     await load.done;
     throw err;
   }
-  debug(`${label} ${fault.name}: fault over after ${((Date.now() - started) / 1000).toFixed(1)} s, ${load.answered()} answered`);
+  debug(
+    `${label} ${fault.name}: fault over after ${((Date.now() - started) / 1000).toFixed(1)} s, ${load.answered()} answered`,
+  );
   const back = window.down.at(-1)!.to;
   const probeAccount = tenant.accounts[needed]!;
   const [probe] = await Promise.all([
@@ -93,15 +100,27 @@ async function runPhase(
   const recoveredAt = probe.outcome.kind === 'acked' ? probe.outcome.attempts.at(-1)!.endedAt : Number.NaN;
   load.stop();
   await load.done;
-  debug(`${label} ${fault.name}: drained after ${((Date.now() - started) / 1000).toFixed(1)} s, ${load.answered()} answered`);
+  debug(
+    `${label} ${fault.name}: drained after ${((Date.now() - started) / 1000).toFixed(1)} s, ${load.answered()} answered`,
+  );
   const drainSeconds = (Date.now() - window.down[0]!.from) / 1000;
 
   ledger.transactions.push(...load.transactions);
   ledger.instructions.push(...load.instructions);
   if (probe.ids) {
-    ledger.transactions.push({ accountId: probe.accountId, ids: probe.ids, checkPreviouslyAdded: true, outcome: probe.outcome });
+    ledger.transactions.push({
+      accountId: probe.accountId,
+      ids: probe.ids,
+      checkPreviouslyAdded: true,
+      outcome: probe.outcome,
+    });
   } else {
-    ledger.instructions.push({ accountId: probe.accountId, reference: probe.reference!, unknownAtVendor: false, outcome: probe.outcome });
+    ledger.instructions.push({
+      accountId: probe.accountId,
+      reference: probe.reference!,
+      unknownAtVendor: false,
+      outcome: probe.outcome,
+    });
   }
   const invariants = [...(window.checks ?? []), ...(await checkInvariants(stack.db, ledger, accountIds))];
   for (const i of invariants) debug(`${label} ${i.ok ? 'ok' : 'FAILED'}: ${i.name}${i.detail ? ` (${i.detail})` : ''}`);
@@ -144,7 +163,12 @@ async function runPhase(
  * the stalled check. Every run is counted against the result rows, which a repeated run must leave as
  * they are (the invariants already hold every write to exactly once).
  */
-async function checkJobRuns(stack: FaultStack, jobRuns: JobRuns, killedJobs: Set<string>, report: PhaseReport): Promise<InvariantResult[]> {
+async function checkJobRuns(
+  stack: FaultStack,
+  jobRuns: JobRuns,
+  killedJobs: Set<string>,
+  report: PhaseReport,
+): Promise<InvariantResult[]> {
   const lags = await stack.workerEventLoopLagMs();
   const jobs = [...jobRuns.runs.keys()];
   const runs = [...jobRuns.runs.values()].reduce((sum, n) => sum + n, 0);
@@ -170,7 +194,18 @@ function debug(line: string): void {
 }
 
 export function formatTable(reports: PhaseReport[]): string {
-  const header = ['fault', 'requests', 'attempts', 'retries', '5xx/conn', 'down s', 'max ms while down', 'recovery s', 'drain s', 'invariants'];
+  const header = [
+    'fault',
+    'requests',
+    'attempts',
+    'retries',
+    '5xx/conn',
+    'down s',
+    'max ms while down',
+    'recovery s',
+    'drain s',
+    'invariants',
+  ];
   const rows = reports.map((r) => {
     const passed = r.invariants.filter((i) => i.ok).length;
     return [

@@ -6,7 +6,12 @@ import { WRITE_ENDPOINTS } from './endpoints';
 import { fuzzOptions, rowCounts, startFuzzWorld, type FuzzWorld } from './fuzz-world';
 import { mutate, mutation } from './hostile-values';
 
-const RUNS: Record<string, number> = { notes: 300, 'historical-statements': 300, transactions: 200, 'payment-instruction': 150 };
+const RUNS: Record<string, number> = {
+  notes: 300,
+  'historical-statements': 300,
+  transactions: 200,
+  'payment-instruction': 150,
+};
 
 describe.each(WRITE_ENDPOINTS)('POST $name under broken payloads', (endpoint) => {
   let world: FuzzWorld;

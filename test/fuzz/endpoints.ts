@@ -23,7 +23,13 @@ export const NOTES: WriteEndpoint = {
   valid: (world, account) => ({
     ...reference(world, account),
     notes: [
-      { body: 'a note', created_at: '2020-01-02T03:04:05Z', is_pinned: true, unpin_at: '2020-02-01T00:00:00Z', external_id: 'n-1' },
+      {
+        body: 'a note',
+        created_at: '2020-01-02T03:04:05Z',
+        is_pinned: true,
+        unpin_at: '2020-02-01T00:00:00Z',
+        external_id: 'n-1',
+      },
       { document_paths: [{ document_path: 'letters/2020/a.pdf' }] },
     ],
   }),

@@ -31,7 +31,13 @@ export interface FuzzWorld {
 export async function startFuzzWorld(overrides: Record<string, string> = {}): Promise<FuzzWorld> {
   const fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: 1_000 });
   const app = await startTestApp(
-    { STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey, VENDOR_TIMEOUT_MS: '2000', RESULT_WAIT_MS: '20000', ...overrides },
+    {
+      STRIPE_API_BASE: fake.url,
+      STRIPE_SECRET_KEY: fake.secretKey,
+      VENDOR_TIMEOUT_MS: '2000',
+      RESULT_WAIT_MS: '20000',
+      ...overrides,
+    },
     { workers: true },
   );
   const tenant = await createTenant(app);
@@ -43,13 +49,24 @@ export async function startFuzzWorld(overrides: Record<string, string> = {}): Pr
     async account() {
       const external = `FZ-${uniqueSuffix()}`;
       const report = await applyFile(app.db, {
-        accounts: [{ import_supplier: tenant.supplier, external_account_number: external, state: 'imported', open_statement_from: '2019-10-01' }],
+        accounts: [
+          {
+            import_supplier: tenant.supplier,
+            external_account_number: external,
+            state: 'imported',
+            open_statement_from: '2019-10-01',
+          },
+        ],
       });
       const number = report.accounts[0]!.platform_account_number!;
-      const { id } = await app.db.prisma.account.findUniqueOrThrow({ where: { platformAccountNumber: number }, select: { id: true } });
+      const { id } = await app.db.prisma.account.findUniqueOrThrow({
+        where: { platformAccountNumber: number },
+        select: { id: true },
+      });
       return { external, id };
     },
-    post: (p, body, opts = {}) => request(app.baseUrl, 'POST', path(p, opts.query), { token: tenant.token, body, headers: opts.headers }),
+    post: (p, body, opts = {}) =>
+      request(app.baseUrl, 'POST', path(p, opts.query), { token: tenant.token, body, headers: opts.headers }),
     postRaw: (p, text, opts = {}) =>
       request(app.baseUrl, 'POST', path(p, opts.query), {
         token: tenant.token,

@@ -8,7 +8,9 @@ export function nested(depth: number, inner: unknown = 1): unknown {
   return value;
 }
 
-const PROTO_OBJECT = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}') as object;
+const PROTO_OBJECT = JSON.parse(
+  '{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}',
+) as object;
 
 const SPECIAL: unknown[] = [
   null,
@@ -62,7 +64,24 @@ const SPECIAL: unknown[] = [
 
 /** Short text full of what breaks storage and display: NUL, lone surrogates, bidi controls, BOMs. */
 export const hostileText: fc.Arbitrary<string> = fc.string({
-  unit: fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\ud800', '\udfff', '\u202e', '\ufeff', '\u2028', 'é', '😀', '\\', "'", '"', '%00', 'a'),
+  unit: fc.constantFrom(
+    '\u0000',
+    '\u0001',
+    '\u001f',
+    '\u007f',
+    '\ud800',
+    '\udfff',
+    '\u202e',
+    '\ufeff',
+    '\u2028',
+    'é',
+    '😀',
+    '\\',
+    "'",
+    '"',
+    '%00',
+    'a',
+  ),
   minLength: 1,
   maxLength: 6,
 });
@@ -105,7 +124,11 @@ export const mutation: fc.Arbitrary<Mutation> = fc.record({
   op: fc.constantFrom('replace', 'replace', 'append', 'append', 'delete', 'null', 'addKey', 'stringify', 'wrap'),
   value: hostileValue,
   text: hostileText,
-  key: fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', ''), fc.string({ maxLength: 8 }), hostileText),
+  key: fc.oneof(
+    fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', ''),
+    fc.string({ maxLength: 8 }),
+    hostileText,
+  ),
 });
 
 /** Applies mutations to a deep copy of `payload` (JSON round trip, so `__proto__` stays an own key). */
@@ -131,7 +154,8 @@ function applyAt(root: unknown, path: Path, m: Mutation): unknown {
   const parent = path.slice(0, -1).reduce<any>((node, k) => node[k], root); // eslint-disable-line @typescript-eslint/no-explicit-any
   const last = path.at(-1)!;
   const current = parent[last];
-  const set = (v: unknown) => Object.defineProperty(parent, last, { value: v, enumerable: true, writable: true, configurable: true });
+  const set = (v: unknown) =>
+    Object.defineProperty(parent, last, { value: v, enumerable: true, writable: true, configurable: true });
   switch (m.op) {
     case 'replace':
       set(m.value);

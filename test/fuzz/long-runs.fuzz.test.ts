@@ -27,18 +27,48 @@ interface PatternField {
 const decimalRefuses = refuses(DecimalField(10, 10));
 
 const FIELDS: PatternField[] = [
-  { name: 'a decimal (amounts, units, prices)', valid: fc.constantFrom('1', '0', '9'), bad: fc.constantFrom('x', '.', '-', 'e', ' 1'), refuses: decimalRefuses },
+  {
+    name: 'a decimal (amounts, units, prices)',
+    valid: fc.constantFrom('1', '0', '9'),
+    bad: fc.constantFrom('x', '.', '-', 'e', ' 1'),
+    refuses: decimalRefuses,
+  },
   {
     name: 'a decimal with a point inside the run',
     valid: fc.constantFrom('1', '2'),
     bad: fc.constantFrom('x', '.'),
     refuses: (text) => decimalRefuses(`1.${text}`),
   },
-  { name: 'a date', valid: fc.constantFrom('1', '-', '0'), bad: fc.constantFrom('x', 'T', '/'), refuses: refuses(IsoDate) },
-  { name: 'a datetime', valid: fc.constantFrom('1', '-', ':', 'T'), bad: fc.constantFrom('x', 'Q'), refuses: refuses(IsoDateTime) },
-  { name: 'a document path', valid: fc.constantFrom('a', '/b', '.', '%2e'), bad: fc.constantFrom('\\', '\u0000', '//'), refuses: refuses(DocumentPath) },
-  { name: 'a staff user name', valid: fc.constantFrom('a', '.', '@', ' '), bad: fc.constantFrom('/', '!', '\u00e9'), refuses: refuses(StaffUsername) },
-  { name: 'a supplier code', valid: fc.constantFrom('A', '_', '-', '9'), bad: fc.constantFrom(' ', '/', '.'), refuses: refuses(SupplierCode) },
+  {
+    name: 'a date',
+    valid: fc.constantFrom('1', '-', '0'),
+    bad: fc.constantFrom('x', 'T', '/'),
+    refuses: refuses(IsoDate),
+  },
+  {
+    name: 'a datetime',
+    valid: fc.constantFrom('1', '-', ':', 'T'),
+    bad: fc.constantFrom('x', 'Q'),
+    refuses: refuses(IsoDateTime),
+  },
+  {
+    name: 'a document path',
+    valid: fc.constantFrom('a', '/b', '.', '%2e'),
+    bad: fc.constantFrom('\\', '\u0000', '//'),
+    refuses: refuses(DocumentPath),
+  },
+  {
+    name: 'a staff user name',
+    valid: fc.constantFrom('a', '.', '@', ' '),
+    bad: fc.constantFrom('/', '!', '\u00e9'),
+    refuses: refuses(StaffUsername),
+  },
+  {
+    name: 'a supplier code',
+    valid: fc.constantFrom('A', '_', '-', '9'),
+    bad: fc.constantFrom(' ', '/', '.'),
+    refuses: refuses(SupplierCode),
+  },
   {
     name: 'a Stripe payment-method reference',
     valid: fc.constantFrom('a', 'Z', '0'),

@@ -11,7 +11,12 @@ import { hostileValue, pathsOf } from './hostile-values';
 type Path = (string | number)[];
 
 /** JSON text of `value` with the text at `at` replaced (`token`) or, for an object, a key written first (`duplicate`). */
-function rawJson(value: unknown, at: Path, edit: { token?: string; duplicate?: [string, string] }, path: Path = []): string {
+function rawJson(
+  value: unknown,
+  at: Path,
+  edit: { token?: string; duplicate?: [string, string] },
+  path: Path = [],
+): string {
   const here = path.length === at.length && path.every((p, i) => p === at[i]);
   if (here && edit.token !== undefined) return edit.token;
   if (Array.isArray(value)) return `[${value.map((v, i) => rawJson(v, at, edit, [...path, i])).join(',')}]`;
@@ -24,8 +29,20 @@ function rawJson(value: unknown, at: Path, edit: { token?: string; duplicate?: [
 }
 
 const NUMBER_TOKENS = [
-  '1e400', '-1e400', '1e-400', '-0', '0.0', '1E+2', '-1e-7', '1e21', '5e-324', '123456789012345678901234567890',
-  '1234567890.1234567891', '9007199254740993', '0.30000000000000004', '71.000000000000000000001',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '-0',
+  '0.0',
+  '1E+2',
+  '-1e-7',
+  '1e21',
+  '5e-324',
+  '123456789012345678901234567890',
+  '1234567890.1234567891',
+  '9007199254740993',
+  '0.30000000000000004',
+  '71.000000000000000000001',
 ];
 const INVALID_TOKENS = ['NaN', 'Infinity', '-Infinity', '01', '.5', '5.', '+1', '0x10', "'x'", 'undefined', '1_000'];
 
@@ -95,28 +112,34 @@ describe('raw JSON text', () => {
 
   it('reads a duplicate key anywhere as JSON.parse does (the last one wins), never 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...WRITE_ENDPOINTS), fc.nat(), fc.nat(), hostileValue, async (endpoint, at, which, value) => {
-        const valid = endpoint.valid(world, account);
-        const objects = pathsOf(valid).filter((p) => {
-          const node = p.reduce<any>((n, k) => n[k], valid); // eslint-disable-line @typescript-eslint/no-explicit-any
-          return node !== null && typeof node === 'object' && !Array.isArray(node) && Object.keys(node).length > 0;
-        });
-        const path = objects[at % objects.length]!;
-        const node = path.reduce<any>((n, k) => n[k], valid); // eslint-disable-line @typescript-eslint/no-explicit-any
-        const key = Object.keys(node)[which % Object.keys(node).length]!;
-        const text = rawJson(valid, path, { duplicate: [key, JSON.stringify(value) ?? 'null'] });
-        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(valid)));
-        const before = await rowCounts(world.app, account.id);
+      fc.asyncProperty(
+        fc.constantFrom(...WRITE_ENDPOINTS),
+        fc.nat(),
+        fc.nat(),
+        hostileValue,
+        async (endpoint, at, which, value) => {
+          const valid = endpoint.valid(world, account);
+          const objects = pathsOf(valid).filter((p) => {
+            const node = p.reduce<any>((n, k) => n[k], valid); // eslint-disable-line @typescript-eslint/no-explicit-any
+            return node !== null && typeof node === 'object' && !Array.isArray(node) && Object.keys(node).length > 0;
+          });
+          const path = objects[at % objects.length]!;
+          const node = path.reduce<any>((n, k) => n[k], valid); // eslint-disable-line @typescript-eslint/no-explicit-any
+          const key = Object.keys(node)[which % Object.keys(node).length]!;
+          const text = rawJson(valid, path, { duplicate: [key, JSON.stringify(value) ?? 'null'] });
+          expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(valid)));
+          const before = await rowCounts(world.app, account.id);
 
-        const res = await world.postRaw(endpoint.path, text);
+          const res = await world.postRaw(endpoint.path, text);
 
-        // The earlier value is gone: the request is the valid one, answered as such.
-        expect(res.status).toBeLessThan(500);
-        if (res.status !== 201) {
-          expect(endpoint.badRequestProblems(JSON.parse(text), res.body)).toEqual([]);
-          expect(await rowCounts(world.app, account.id)).toEqual(before);
-        }
-      }),
+          // The earlier value is gone: the request is the valid one, answered as such.
+          expect(res.status).toBeLessThan(500);
+          if (res.status !== 201) {
+            expect(endpoint.badRequestProblems(JSON.parse(text), res.body)).toEqual([]);
+            expect(await rowCounts(world.app, account.id)).toEqual(before);
+          }
+        },
+      ),
       fuzzOptions(80),
     );
   });
@@ -135,7 +158,11 @@ describe('raw JSON text', () => {
     }
     const line = await world.post(TRANSACTIONS.path, {
       ...TRANSACTIONS.valid(world, await world.account()),
-      transactions: [JSON.parse(`{"transaction_id":"P-1","transaction_date":"2019-10-04","amount":"1.00","type":"CHARGE","__proto__":{"polluted":"yes"},"tax_items":[{"amount":"1","tax_type":"VAT","value_taxed":"1","rate":"1","unit_type":"PROPORTION","params":${poison}}]}`)],
+      transactions: [
+        JSON.parse(
+          `{"transaction_id":"P-1","transaction_date":"2019-10-04","amount":"1.00","type":"CHARGE","__proto__":{"polluted":"yes"},"tax_items":[{"amount":"1","tax_type":"VAT","value_taxed":"1","rate":"1","unit_type":"PROPORTION","params":${poison}}]}`,
+        ),
+      ],
     });
     expect(line.status).toBe(201);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -147,6 +174,8 @@ describe('raw JSON text', () => {
     const text = `{"import_supplier":${JSON.stringify(world.tenant.supplier)},"external_account_number":${JSON.stringify(target.external)},"notes":[{"body":"first","body":"second"}]}`;
     const res = await world.postRaw(NOTES.path, text);
     expect(res.status).toBe(201);
-    expect((await world.app.db.prisma.note.findMany({ where: { accountId: target.id } })).map((n) => n.body)).toEqual(['second']);
+    expect((await world.app.db.prisma.note.findMany({ where: { accountId: target.id } })).map((n) => n.body)).toEqual([
+      'second',
+    ]);
   });
 });

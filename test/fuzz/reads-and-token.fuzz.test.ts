@@ -14,7 +14,9 @@ const segmentText = fc.oneof(
 // A segment as a client may send it: percent-encoded, or raw %-sequences that may not be UTF-8 at all.
 const segment = fc.oneof(
   segmentText.map(encodeURIComponent),
-  fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 }).map((bytes) => bytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
+  fc
+    .array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 6 })
+    .map((bytes) => bytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
 );
 
 describe('reads and obtainToken under generated input', () => {
@@ -27,18 +29,24 @@ describe('reads and obtainToken under generated input', () => {
 
   it('answers status and list reads of any path segments with 200, 404 or 400 parse_error, never 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('status', 'all', 'pending', 'imported'), segment, segment, async (kind, a, b) => {
-        const path =
-          kind === 'status'
-            ? `/v1/data-import/account-transfer-status/${a}/${b}/`
-            : `/v1/data-import/${kind}-account-import-processes/${a}/`;
-        const res = await request(world.app.baseUrl, 'GET', path, { token: world.tenant.token });
+      fc.asyncProperty(
+        fc.constantFrom('status', 'all', 'pending', 'imported'),
+        segment,
+        segment,
+        async (kind, a, b) => {
+          const path =
+            kind === 'status'
+              ? `/v1/data-import/account-transfer-status/${a}/${b}/`
+              : `/v1/data-import/${kind}-account-import-processes/${a}/`;
+          const res = await request(world.app.baseUrl, 'GET', path, { token: world.tenant.token });
 
-        expect(res.status).toBeLessThan(500);
-        expect([200, 400, 404]).toContain(res.status);
-        if (res.status === 400) expect(res.body.code).toBe('parse_error');
-        if (res.status === 404) expect(['account_not_found', 'import_supplier_not_found', 'route_not_found']).toContain(res.body.code);
-      }),
+          expect(res.status).toBeLessThan(500);
+          expect([200, 400, 404]).toContain(res.status);
+          if (res.status === 400) expect(res.body.code).toBe('parse_error');
+          if (res.status === 404)
+            expect(['account_not_found', 'import_supplier_not_found', 'route_not_found']).toContain(res.body.code);
+        },
+      ),
       fuzzOptions(200),
     );
   });
@@ -55,7 +63,9 @@ describe('reads and obtainToken under generated input', () => {
 
         expect(res.status).toBeLessThan(500);
         expect(res.body.data?.obtainToken ?? null).toBeNull();
-        expect(['invalid_api_key', 'invalid_refresh_token', 'invalid_input']).toContain(res.body.errors?.[0]?.extensions?.code);
+        expect(['invalid_api_key', 'invalid_refresh_token', 'invalid_input']).toContain(
+          res.body.errors?.[0]?.extensions?.code,
+        );
       }),
       fuzzOptions(150),
     );

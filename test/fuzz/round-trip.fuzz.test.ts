@@ -16,7 +16,10 @@ describe('valid payloads round-trip', () => {
   });
   afterAll(() => world.close());
 
-  const envelope = (account: { external: string }) => ({ import_supplier: world.tenant.supplier, external_account_number: account.external });
+  const envelope = (account: { external: string }) => ({
+    import_supplier: world.tenant.supplier,
+    external_account_number: account.external,
+  });
 
   it('notes: stored as sent, each NOTE_CREATION_SUCCESS', async () => {
     const note = fc.record(
@@ -36,7 +39,10 @@ describe('valid payloads round-trip', () => {
 
         expect(res.status).toBe(201);
         expect(res.body.map((r: { status: string }) => r.status)).toEqual(notes.map(() => 'NOTE_CREATION_SUCCESS'));
-        const stored = await world.app.db.prisma.note.findMany({ where: { accountId: account.id }, orderBy: { id: 'asc' } });
+        const stored = await world.app.db.prisma.note.findMany({
+          where: { accountId: account.id },
+          orderBy: { id: 'asc' },
+        });
         expect(
           stored.map((s) => ({
             body: s.body,
@@ -76,25 +82,31 @@ describe('valid payloads round-trip', () => {
         bill_period_to_date: new Date(Date.parse(from) + days * 86_400_000).toISOString().slice(0, 10),
       }));
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(statement, { minLength: 1, maxLength: 5, selector: (s) => s.statement_id }), async (statements) => {
-        const account = await world.account();
-        const res = await world.post(STATEMENTS.path, { ...envelope(account), statements });
+      fc.asyncProperty(
+        fc.uniqueArray(statement, { minLength: 1, maxLength: 5, selector: (s) => s.statement_id }),
+        async (statements) => {
+          const account = await world.account();
+          const res = await world.post(STATEMENTS.path, { ...envelope(account), statements });
 
-        expect([200, 201]).toContain(res.status);
-        expect(res.body.statements).toEqual(statements.map((s) => expect.objectContaining(s)));
-        const stored = await world.app.db.prisma.historicalStatement.findMany({ where: { accountId: account.id }, orderBy: { id: 'asc' } });
-        expect(
-          stored.map((s) => ({
-            statement_id: s.statementId,
-            bill_period_from_date: day(s.billPeriodFromDate),
-            bill_period_to_date: day(s.billPeriodToDate),
-            issued_date: day(s.issuedDate),
-            number: s.number,
-            gross_amount: Number(s.grossAmount),
-            statement_path: s.statementPath,
-          })),
-        ).toEqual(statements.map((s) => ({ ...s })));
-      }),
+          expect([200, 201]).toContain(res.status);
+          expect(res.body.statements).toEqual(statements.map((s) => expect.objectContaining(s)));
+          const stored = await world.app.db.prisma.historicalStatement.findMany({
+            where: { accountId: account.id },
+            orderBy: { id: 'asc' },
+          });
+          expect(
+            stored.map((s) => ({
+              statement_id: s.statementId,
+              bill_period_from_date: day(s.billPeriodFromDate),
+              bill_period_to_date: day(s.billPeriodToDate),
+              issued_date: day(s.issuedDate),
+              number: s.number,
+              gross_amount: Number(s.grossAmount),
+              statement_path: s.statementPath,
+            })),
+          ).toEqual(statements.map((s) => ({ ...s })));
+        },
+      ),
       fuzzOptions(30),
     );
   });
@@ -117,56 +129,75 @@ describe('valid payloads round-trip', () => {
     );
     const asNumber = fc.boolean();
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(transaction, isoDate('2019-10-01', '2024-12-31'), asNumber), { minLength: 1, maxLength: 6 }), async (items) => {
-        const account = await world.account();
-        const sent = items.map(([t, date], i) => ({ ...t, transaction_id: `T-${i}`, transaction_date: date }));
-        // A JSON number only when a double holds it exactly (else the service rightly refuses it).
-        const body = sent.map((t, i) => (items[i]![2] && new Decimal(t.amount).sd() <= 15 ? { ...t, amount: Number(t.amount) } : t));
-        const res = await world.post(TRANSACTIONS.path, { ...envelope(account), transactions: body });
+      fc.asyncProperty(
+        fc.array(fc.tuple(transaction, isoDate('2019-10-01', '2024-12-31'), asNumber), { minLength: 1, maxLength: 6 }),
+        async (items) => {
+          const account = await world.account();
+          const sent = items.map(([t, date], i) => ({ ...t, transaction_id: `T-${i}`, transaction_date: date }));
+          // A JSON number only when a double holds it exactly (else the service rightly refuses it).
+          const body = sent.map((t, i) =>
+            items[i]![2] && new Decimal(t.amount).sd() <= 15 ? { ...t, amount: Number(t.amount) } : t,
+          );
+          const res = await world.post(TRANSACTIONS.path, { ...envelope(account), transactions: body });
 
-        expect(res.status).toBe(201);
-        expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(sent.map(() => 'TRANSACTION_ADDED_TO_ACCOUNT'));
-        const stored = await world.app.db.prisma.transaction.findMany({ where: { accountId: account.id }, orderBy: { id: 'asc' } });
-        expect(
-          stored.map((s) => ({
-            id: s.transactionId,
-            date: day(s.transactionDate),
-            amount: new Decimal(s.amount.toString()).toFixed(),
-            note: s.note,
-            reference: s.reference,
-          })),
-        ).toEqual(
-          sent.map((t) => ({
-            id: t.transaction_id,
-            date: t.transaction_date,
-            amount: new Decimal(t.amount).toFixed(),
-            note: t.note,
-            reference: 'reference' in t ? t.reference : null,
-          })),
-        );
-      }),
+          expect(res.status).toBe(201);
+          expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(
+            sent.map(() => 'TRANSACTION_ADDED_TO_ACCOUNT'),
+          );
+          const stored = await world.app.db.prisma.transaction.findMany({
+            where: { accountId: account.id },
+            orderBy: { id: 'asc' },
+          });
+          expect(
+            stored.map((s) => ({
+              id: s.transactionId,
+              date: day(s.transactionDate),
+              amount: new Decimal(s.amount.toString()).toFixed(),
+              note: s.note,
+              reference: s.reference,
+            })),
+          ).toEqual(
+            sent.map((t) => ({
+              id: t.transaction_id,
+              date: t.transaction_date,
+              amount: new Decimal(t.amount).toFixed(),
+              note: t.note,
+              reference: 'reference' in t ? t.reference : null,
+            })),
+          );
+        },
+      ),
       fuzzOptions(30),
     );
   });
 
   it('payment instructions: stored with the reference and options as sent', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.option(isoDate(), { nil: undefined }), fc.option(fc.boolean(), { nil: undefined }), async (validFrom, scheduled) => {
-        const account = await world.account();
-        const body = {
-          ...PAYMENT_INSTRUCTIONS.valid(world, account),
-          valid_from: validFrom,
-          use_for_scheduled_payments: scheduled,
-        } as Record<string, unknown>;
+      fc.asyncProperty(
+        fc.option(isoDate(), { nil: undefined }),
+        fc.option(fc.boolean(), { nil: undefined }),
+        async (validFrom, scheduled) => {
+          const account = await world.account();
+          const body = {
+            ...PAYMENT_INSTRUCTIONS.valid(world, account),
+            valid_from: validFrom,
+            use_for_scheduled_payments: scheduled,
+          } as Record<string, unknown>;
 
-        const res = await world.post(PAYMENT_INSTRUCTIONS.path, body);
+          const res = await world.post(PAYMENT_INSTRUCTIONS.path, body);
 
-        expect(res.status).toBe(201);
-        expect(res.body.reference).toBe(body.reference);
-        const [stored] = await world.app.db.prisma.paymentInstruction.findMany({ where: { accountId: account.id } });
-        expect(stored).toMatchObject({ vendor: 'STRIPE', reference: body.reference, type: 'CARD', useForScheduledPayments: scheduled ?? null });
-        expect(day(stored!.validFrom)).toBe(validFrom ?? null);
-      }),
+          expect(res.status).toBe(201);
+          expect(res.body.reference).toBe(body.reference);
+          const [stored] = await world.app.db.prisma.paymentInstruction.findMany({ where: { accountId: account.id } });
+          expect(stored).toMatchObject({
+            vendor: 'STRIPE',
+            reference: body.reference,
+            type: 'CARD',
+            useForScheduledPayments: scheduled ?? null,
+          });
+          expect(day(stored!.validFrom)).toBe(validFrom ?? null);
+        },
+      ),
       fuzzOptions(15),
     );
   });

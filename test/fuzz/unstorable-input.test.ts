@@ -15,55 +15,126 @@ describe('input the database could not store as sent', () => {
   });
   afterAll(() => world.close());
 
-  const cases: [string, (typeof WRITE_ENDPOINTS)[number], (p: any) => void, string, string][] = [ // eslint-disable-line @typescript-eslint/no-explicit-any
-    ['a NUL in a note body', NOTES, (p) => (p.notes[0].body = 'before\u0000after'), 'notes.0.body', 'null_characters_not_allowed'],
-    ['a lone surrogate in a note body', NOTES, (p) => (p.notes[0].body = 'half \ud83d emoji'), 'notes.0.body', 'surrogate_characters_not_allowed'],
-    ['a NUL in the account reference', NOTES, (p) => (p.import_supplier += '\u0000'), 'import_supplier', 'null_characters_not_allowed'],
-    ['a NUL in a key', STATEMENTS, (p) => (p.statements[0]['x\u0000'] = 1), 'statements.0.x\u0000', 'null_characters_not_allowed'],
-    ['a NUL in a statement_id', STATEMENTS, (p) => (p.statements[0].statement_id = 'S\u0000'), 'statements.0.statement_id', 'null_characters_not_allowed'],
-    ['a NUL in a transaction note', TRANSACTIONS, (p) => (p.transactions[0].note = '\u0000'), 'transactions.0.note', 'null_characters_not_allowed'],
-    ['a NUL in line-item params (jsonb)', TRANSACTIONS, (p) => (p.transactions[1].line_items[0].params = { m: 'a\u0000' }), 'transactions.1.line_items.0.params.m', 'null_characters_not_allowed'],
-    ['a NUL in a payment-instruction account reference', PAYMENT_INSTRUCTIONS, (p) => (p.external_account_number += '\u0000'), 'external_account_number', 'null_characters_not_allowed'],
-    ['a NUL under a key with a dot (attr stops at the key)', NOTES, (p) => (p.notes[0]['a.b'] = '\u0000'), 'notes.0', 'null_characters_not_allowed'],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const cases: [string, (typeof WRITE_ENDPOINTS)[number], (p: any) => void, string, string][] = [
+    [
+      'a NUL in a note body',
+      NOTES,
+      (p) => (p.notes[0].body = 'before\u0000after'),
+      'notes.0.body',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a lone surrogate in a note body',
+      NOTES,
+      (p) => (p.notes[0].body = 'half \ud83d emoji'),
+      'notes.0.body',
+      'surrogate_characters_not_allowed',
+    ],
+    [
+      'a NUL in the account reference',
+      NOTES,
+      (p) => (p.import_supplier += '\u0000'),
+      'import_supplier',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a NUL in a key',
+      STATEMENTS,
+      (p) => (p.statements[0]['x\u0000'] = 1),
+      'statements.0.x\u0000',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a NUL in a statement_id',
+      STATEMENTS,
+      (p) => (p.statements[0].statement_id = 'S\u0000'),
+      'statements.0.statement_id',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a NUL in a transaction note',
+      TRANSACTIONS,
+      (p) => (p.transactions[0].note = '\u0000'),
+      'transactions.0.note',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a NUL in line-item params (jsonb)',
+      TRANSACTIONS,
+      (p) => (p.transactions[1].line_items[0].params = { m: 'a\u0000' }),
+      'transactions.1.line_items.0.params.m',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a NUL in a payment-instruction account reference',
+      PAYMENT_INSTRUCTIONS,
+      (p) => (p.external_account_number += '\u0000'),
+      'external_account_number',
+      'null_characters_not_allowed',
+    ],
+    [
+      'a NUL under a key with a dot (attr stops at the key)',
+      NOTES,
+      (p) => (p.notes[0]['a.b'] = '\u0000'),
+      'notes.0',
+      'null_characters_not_allowed',
+    ],
   ];
 
-  it.each(cases)('refuses %s with 400 naming the field, and writes nothing', async (_label, endpoint, spoil, attr, code) => {
-    const payload = endpoint.valid(world, account);
-    spoil(payload);
-    const before = await rowCounts(world.app, account.id);
+  it.each(cases)(
+    'refuses %s with 400 naming the field, and writes nothing',
+    async (_label, endpoint, spoil, attr, code) => {
+      const payload = endpoint.valid(world, account);
+      spoil(payload);
+      const before = await rowCounts(world.app, account.id);
 
-    const res = await world.post(endpoint.path, payload);
+      const res = await world.post(endpoint.path, payload);
 
-    expect(res.status).toBe(400);
-    const errors = [{ attr, code, detail: expect.any(String) }];
-    // The transactions endpoint names the failing transaction in its own body (spec).
-    if (endpoint === TRANSACTIONS) {
-      const index = Number(attr.split('.')[1]);
-      expect(res.body).toEqual({ status: 'TRANSACTION_IMPORT_ERROR', error_detail: expect.any(String), transaction_data: (payload.transactions as unknown[])[index], errors });
-    } else {
-      expect(res.body).toEqual({ detail: expect.any(String), code, errors });
-    }
-    expect(await rowCounts(world.app, account.id)).toEqual(before);
-  });
+      expect(res.status).toBe(400);
+      const errors = [{ attr, code, detail: expect.any(String) }];
+      // The transactions endpoint names the failing transaction in its own body (spec).
+      if (endpoint === TRANSACTIONS) {
+        const index = Number(attr.split('.')[1]);
+        expect(res.body).toEqual({
+          status: 'TRANSACTION_IMPORT_ERROR',
+          error_detail: expect.any(String),
+          transaction_data: (payload.transactions as unknown[])[index],
+          errors,
+        });
+      } else {
+        expect(res.body).toEqual({ detail: expect.any(String), code, errors });
+      }
+      expect(await rowCounts(world.app, account.id)).toEqual(before);
+    },
+  );
 
   it('lets a field of its own rule name the problem first: a NUL in a document path is invalid_document_path', async () => {
     const payload = NOTES.valid(world, account) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     payload.notes[1].document_paths[0].document_path = 'a\u0000b.pdf';
     const res = await world.post(NOTES.path, payload);
-    expect([res.status, res.body.errors]).toEqual([400, [{ attr: 'notes.1.document_paths.0.document_path', code: 'invalid_document_path', detail: expect.any(String) }]]);
+    expect([res.status, res.body.errors]).toEqual([
+      400,
+      [{ attr: 'notes.1.document_paths.0.document_path', code: 'invalid_document_path', detail: expect.any(String) }],
+    ]);
   });
 
   it.each([
     ['transactions', TRANSACTIONS],
     ['notes', NOTES],
   ] as const)('refuses %s nested a million levels deep with 400 max_depth', async (_name, endpoint) => {
-    const text = JSON.stringify({ ...endpoint.valid(world, account), extra: 'DEEP' }).replace('"DEEP"', `${'['.repeat(1e6)}1${']'.repeat(1e6)}`);
+    const text = JSON.stringify({ ...endpoint.valid(world, account), extra: 'DEEP' }).replace(
+      '"DEEP"',
+      `${'['.repeat(1e6)}1${']'.repeat(1e6)}`,
+    );
     const before = await rowCounts(world.app, account.id);
 
     const res = await world.postRaw(endpoint.path, text);
 
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ attr: `extra${'.0'.repeat(63)}`, code: 'max_depth', detail: expect.any(String) }]);
+    expect(res.body.errors).toEqual([
+      { attr: `extra${'.0'.repeat(63)}`, code: 'max_depth', detail: expect.any(String) },
+    ]);
     expect(await rowCounts(world.app, account.id)).toEqual(before);
   });
 
@@ -75,15 +146,27 @@ describe('input the database could not store as sent', () => {
   });
 
   it('answers 404 to a status or list path holding %00, as for any missing account or supplier', async () => {
-    const status = await request(world.app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${world.tenant.supplier}/A%00B/`, { token: world.tenant.token });
-    const list = await request(world.app.baseUrl, 'GET', '/v1/data-import/all-account-import-processes/X%00/', { token: world.tenant.token });
+    const status = await request(
+      world.app.baseUrl,
+      'GET',
+      `/v1/data-import/account-transfer-status/${world.tenant.supplier}/A%00B/`,
+      { token: world.tenant.token },
+    );
+    const list = await request(world.app.baseUrl, 'GET', '/v1/data-import/all-account-import-processes/X%00/', {
+      token: world.tenant.token,
+    });
     expect([status.status, status.body.code]).toEqual([404, 'account_not_found']);
     expect([list.status, list.body.code]).toEqual([404, 'import_supplier_not_found']);
   });
 
-  it.each(['%E0%A4%A', '%ED%A0%80', '%FF'])('answers 400 parse_error to a path segment %s that is not UTF-8', async (segment) => {
-    const res = await request(world.app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${segment}/`, { token: world.tenant.token });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: expect.any(String), code: 'parse_error', errors: [] });
-  });
+  it.each(['%E0%A4%A', '%ED%A0%80', '%FF'])(
+    'answers 400 parse_error to a path segment %s that is not UTF-8',
+    async (segment) => {
+      const res = await request(world.app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${segment}/`, {
+        token: world.tenant.token,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ detail: expect.any(String), code: 'parse_error', errors: [] });
+    },
+  );
 });

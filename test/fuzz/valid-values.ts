@@ -10,14 +10,22 @@ export { formatDateTime } from '../../shared/platform/fields';
  */
 export const wellFormedText = (minLength: number, maxLength: number) =>
   fc
-    .string({ unit: fc.oneof(fc.constant('\n'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), minLength, maxLength })
+    .string({
+      unit: fc.oneof(fc.constant('\n'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })),
+      minLength,
+      maxLength,
+    })
     .filter((s) => !s.includes('\u0000') && s.length >= minLength);
 
 const segment = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9 ._()-]{0,15}$/).filter((s) => s !== '.' && s !== '..');
 
 export const documentPath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
 
-const day = fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true });
+const day = fc.date({
+  min: new Date('1990-01-01T00:00:00Z'),
+  max: new Date('2030-12-31T00:00:00Z'),
+  noInvalidDate: true,
+});
 
 /** `YYYY-MM-DDTHH:MM:SSZ`, the spec's datetime. */
 export const isoDateTime = day.map((d) => `${d.toISOString().slice(0, 19)}Z`);
@@ -40,4 +48,6 @@ export const decimal = (whole: number, places: number, opts: { positive?: boolea
       frac: fc.stringMatching(new RegExp(`^[0-9]{0,${places}}$`)),
     })
     .filter(({ int, frac }) => !opts.positive || /[1-9]/.test(int + frac))
-    .map(({ negative, int, frac }) => `${negative && /[1-9]/.test(int + frac) ? '-' : ''}${int}${frac ? `.${frac}` : ''}`);
+    .map(
+      ({ negative, int, frac }) => `${negative && /[1-9]/.test(int + frac) ? '-' : ''}${int}${frac ? `.${frac}` : ''}`,
+    );

@@ -69,10 +69,7 @@ export async function request(
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
-export async function obtainToken(
-  baseUrl: string,
-  input: { APIKey?: string; refreshToken?: string },
-): Promise<Json> {
+export async function obtainToken(baseUrl: string, input: { APIKey?: string; refreshToken?: string }): Promise<Json> {
   return request(baseUrl, 'POST', '/v1/graphql/', {
     body: {
       query: `mutation($input: ObtainTokenInput!) {
@@ -115,7 +112,9 @@ export async function createTenant(
   const supplier = `SUPPLIER_${suffix}`;
   const apiKey = `test-key-${suffix}-${'x'.repeat(32)}`;
   const report = await applyFile(app.db, {
-    suppliers: [{ code: supplier, status: opts.status ?? 'Ongoing', document_root: opts.documentRoot ?? `imports/${suffix}` }],
+    suppliers: [
+      { code: supplier, status: opts.status ?? 'Ongoing', document_root: opts.documentRoot ?? `imports/${suffix}` },
+    ],
     organisations: [{ name: `org-${suffix}`, api_key: apiKey, suppliers: [supplier] }],
     products: [CONTRACT_PRODUCT],
     accounts: (opts.accounts ?? []).map((a) => ({ ...a, import_supplier: supplier })),

@@ -12,13 +12,22 @@ import type { AddressInfo } from 'node:net';
 export type FakeStripeMode = 'healthy' | 'slow' | 'error500' | 'rateLimited' | 'refused';
 
 /** The message of a `refused` answer: card details the service must never pass on to its caller. */
-export const REFUSAL_WITH_CARD_DETAILS = 'This PaymentMethod (visa ending 4242, expiring 04/2031, customer cus_Owner123) cannot be used.';
+export const REFUSAL_WITH_CARD_DETAILS =
+  'This PaymentMethod (visa ending 4242, expiring 04/2031, customer cus_Owner123) cannot be used.';
 
 export interface FakePaymentMethod {
   id: string;
   object: 'payment_method';
   type: string;
-  card?: { brand: string; last4: string; exp_month: number; exp_year: number; fingerprint: string; funding: string; country: string };
+  card?: {
+    brand: string;
+    last4: string;
+    exp_month: number;
+    exp_year: number;
+    fingerprint: string;
+    funding: string;
+    country: string;
+  };
   customer: string | null;
   created: number;
   livemode: false;
@@ -59,28 +68,49 @@ export async function startFakeStripe(opts: { secretKey: string; slowMs: number 
   const send = (res: ServerResponse, entry: FakeStripeRequest, status: number, body: unknown) => {
     entry.status = status;
     entry.answeredAt = Date.now();
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'request-id': `req_${randomBytes(6).toString('hex')}`,
+    });
     res.end(JSON.stringify(body));
   };
-  const error = (type: string, message: string, extra: Record<string, string> = {}) => ({ error: { type, message, ...extra } });
+  const error = (type: string, message: string, extra: Record<string, string> = {}) => ({
+    error: { type, message, ...extra },
+  });
 
   function answer(req: IncomingMessage, res: ServerResponse, entry: FakeStripeRequest): void {
     if (req.headers.authorization !== `Bearer ${opts.secretKey}`) {
       return send(res, entry, 401, error('invalid_request_error', 'Invalid API Key provided.'));
     }
     if (entry.mode === 'error500') return send(res, entry, 500, error('api_error', 'Something went wrong on our end.'));
-    if (entry.mode === 'refused') return send(res, entry, 400, error('invalid_request_error', REFUSAL_WITH_CARD_DETAILS));
+    if (entry.mode === 'refused')
+      return send(res, entry, 400, error('invalid_request_error', REFUSAL_WITH_CARD_DETAILS));
     if (entry.mode === 'rateLimited') {
-      return send(res, entry, 429, error('invalid_request_error', 'Too many requests hit the API too quickly.', { code: 'rate_limit' }));
+      return send(
+        res,
+        entry,
+        429,
+        error('invalid_request_error', 'Too many requests hit the API too quickly.', { code: 'rate_limit' }),
+      );
     }
     const match = /^\/v1\/payment_methods\/([^/?]+)$/.exec(entry.path);
     if (req.method !== 'GET' || !match) {
-      return send(res, entry, 404, error('invalid_request_error', `Unrecognized request URL (${req.method}: ${entry.path}).`));
+      return send(
+        res,
+        entry,
+        404,
+        error('invalid_request_error', `Unrecognized request URL (${req.method}: ${entry.path}).`),
+      );
     }
     const id = decodeURIComponent(match[1]!);
     const method = methods.get(id);
     if (!method) {
-      return send(res, entry, 404, error('invalid_request_error', `No such PaymentMethod: '${id}'`, { code: 'resource_missing', param: 'id' }));
+      return send(
+        res,
+        entry,
+        404,
+        error('invalid_request_error', `No such PaymentMethod: '${id}'`, { code: 'resource_missing', param: 'id' }),
+      );
     }
     send(res, entry, 200, method);
   }

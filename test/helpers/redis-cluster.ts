@@ -38,7 +38,9 @@ function run(command: string, args: string[]): Promise<string> {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} exited with ${code}: ${out}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} exited with ${code}: ${out}`)),
+    );
   });
 }
 
@@ -61,8 +63,22 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
     spawn(
       'redis-server',
       [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-        '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        '5000',
       ],
       { stdio: 'ignore' },
     ),
@@ -70,16 +86,31 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   const destroy = async () => {
     await Promise.all(
       servers.flatMap((s) =>
-        s.exitCode !== null || s.signalCode !== null ? [] : [new Promise((resolve) => (s.once('exit', resolve), s.kill('SIGKILL')))],
+        s.exitCode !== null || s.signalCode !== null
+          ? []
+          : [new Promise((resolve) => (s.once('exit', resolve), s.kill('SIGKILL')))],
       ),
     );
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const port of ports) await until(`redis-server on ${port}`, async () => ((await clusterState(port)) ? true : undefined), 15_000);
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (const port of ports)
+      await until(`redis-server on ${port}`, async () => ((await clusterState(port)) ? true : undefined), 15_000);
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     for (const port of ports) {
-      await until(`cluster_state:ok on ${port}`, async () => ((await clusterState(port)) === 'ok' ? true : undefined), 30_000, 100);
+      await until(
+        `cluster_state:ok on ${port}`,
+        async () => ((await clusterState(port)) === 'ok' ? true : undefined),
+        30_000,
+        100,
+      );
     }
   } catch (err) {
     await destroy();

@@ -26,7 +26,9 @@ describe('API-key guessing against obtainToken', () => {
       SELECT k.* FROM api_keys k JOIN organisations o ON o.id = k.organisation_id WHERE o.name = ${`org-${tenant.supplier.replace('SUPPLIER_', '')}`}`;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.hash).toBe(digest(tenant.apiKey));
-    expect(Object.values(rows[0]!).filter((v) => typeof v === 'string' && v.length > 8 && tenant.apiKey.includes(v))).toEqual([]);
+    expect(
+      Object.values(rows[0]!).filter((v) => typeof v === 'string' && v.length > 8 && tenant.apiKey.includes(v)),
+    ).toEqual([]);
 
     const useCase = readFileSync(path.join(__dirname, '../../shared/auth/auth.use-cases.ts'), 'utf8');
     const lookup = /obtainTokenWithApiKey[\s\S]*?\n}/.exec(useCase)![0];
@@ -46,7 +48,9 @@ describe('API-key guessing against obtainToken', () => {
     const nearMiss = `${tenant.apiKey.slice(0, -1)}${tenant.apiKey.endsWith('x') ? 'y' : 'x'}`;
     const candidates = { revoked: revoked.api_key, unknown: `dik_${'u'.repeat(40)}`, deleted: doomed.apiKey, nearMiss };
 
-    const answers = await Promise.all(Object.values(candidates).map((key) => obtainToken(app.baseUrl, { APIKey: key })));
+    const answers = await Promise.all(
+      Object.values(candidates).map((key) => obtainToken(app.baseUrl, { APIKey: key })),
+    );
     for (const res of answers) {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(answers[0]!.body);
@@ -71,7 +75,8 @@ describe('API-key guessing against obtainToken', () => {
     const limited = await startTestApp({ TOKEN_RATE_LIMIT_PER_MINUTE: '5' });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 8; i++) statuses.push((await obtainToken(limited.baseUrl, { APIKey: `guess-${i}-${'g'.repeat(32)}` })).status);
+      for (let i = 0; i < 8; i++)
+        statuses.push((await obtainToken(limited.baseUrl, { APIKey: `guess-${i}-${'g'.repeat(32)}` })).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
       // Even the right key waits out the window: a guesser cannot tell a hit from the limit.
       const tenantHere = await createTenantNoSignIn(limited);

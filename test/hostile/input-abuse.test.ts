@@ -4,7 +4,18 @@ import { request } from '../helpers/app';
 import { NOTES, STATEMENTS, TRANSACTIONS, WRITE_ENDPOINTS } from '../fuzz/endpoints';
 import { rowCounts, startFuzzWorld, type FuzzWorld } from '../fuzz/fuzz-world';
 
-const SQLISH = ["'; DROP TABLE notes; --", '$1', '\\', "' OR '1'='1", '"; SELECT pg_sleep(5); --', '$$ $tag$', '%', '_', "\\'", 'E\'\\x00\''];
+const SQLISH = [
+  "'; DROP TABLE notes; --",
+  '$1',
+  '\\',
+  "' OR '1'='1",
+  '"; SELECT pg_sleep(5); --',
+  '$$ $tag$',
+  '%',
+  '_',
+  "\\'",
+  "E'\\x00'",
+];
 
 describe('hostile input', () => {
   let world: FuzzWorld;
@@ -12,7 +23,9 @@ describe('hostile input', () => {
 
   beforeAll(async () => {
     world = await startFuzzWorld({ MAX_ITEMS_PER_REQUEST: '50', BODY_LIMIT_BYTES: String(256 * 1024) });
-    const supplier = await world.app.db.prisma.importSupplier.findUniqueOrThrow({ where: { code: world.tenant.supplier } });
+    const supplier = await world.app.db.prisma.importSupplier.findUniqueOrThrow({
+      where: { code: world.tenant.supplier },
+    });
     documentRoot = supplier.documentRoot;
   });
   afterAll(() => world.close());
@@ -55,10 +68,15 @@ describe('hostile input', () => {
     '.../x.pdf',
   ])('refuses statement_path %j with 400 invalid_document_path and stores nothing', async (statementPath) => {
     const account = await world.account();
-    const res = await world.post(STATEMENTS.path, { ...STATEMENTS.valid(world, account), statements: [statementWith(statementPath)] });
+    const res = await world.post(STATEMENTS.path, {
+      ...STATEMENTS.valid(world, account),
+      statements: [statementWith(statementPath)],
+    });
 
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ attr: 'statements.0.statement_path', code: 'invalid_document_path', detail: expect.any(String) }]);
+    expect(res.body.errors).toEqual([
+      { attr: 'statements.0.statement_path', code: 'invalid_document_path', detail: expect.any(String) },
+    ]);
     expect((await rowCounts(world.app, account.id)).statements).toBe(0);
   });
 
@@ -66,7 +84,10 @@ describe('hostile input', () => {
     'keeps %j literally, under the supplier root: a name with dots or percent-encoded text that decodes to no dot segment',
     async (statementPath) => {
       const account = await world.account();
-      const res = await world.post(STATEMENTS.path, { ...STATEMENTS.valid(world, account), statements: [statementWith(statementPath)] });
+      const res = await world.post(STATEMENTS.path, {
+        ...STATEMENTS.valid(world, account),
+        statements: [statementWith(statementPath)],
+      });
 
       expect(res.status).toBe(201);
       const [stored] = await world.app.db.prisma.historicalStatement.findMany({ where: { accountId: account.id } });
@@ -78,34 +99,62 @@ describe('hostile input', () => {
 
   it.each(SQLISH)('stores %j literally in every text field and reads it back equal', async (text) => {
     const account = await world.account();
-    const note = await world.post(NOTES.path, { ...NOTES.valid(world, account), notes: [{ body: text, external_id: text }] });
+    const note = await world.post(NOTES.path, {
+      ...NOTES.valid(world, account),
+      notes: [{ body: text, external_id: text }],
+    });
     const statement = await world.post(STATEMENTS.path, {
       ...STATEMENTS.valid(world, account),
       statements: [{ ...statementWith('s.pdf'), statement_id: text, number: text }],
     });
     const transaction = await world.post(TRANSACTIONS.path, {
       ...TRANSACTIONS.valid(world, account),
-      transactions: [{ transaction_id: text, transaction_date: '2019-10-04', amount: '1.00', type: 'PAYMENT', reference: text, note: text }],
+      transactions: [
+        {
+          transaction_id: text,
+          transaction_date: '2019-10-04',
+          amount: '1.00',
+          type: 'PAYMENT',
+          reference: text,
+          note: text,
+        },
+      ],
     });
     expect([note.status, statement.status, transaction.status]).toEqual([201, 201, 201]);
 
     const [n] = await world.app.db.prisma.note.findMany({ where: { accountId: account.id } });
     const [s] = await world.app.db.prisma.historicalStatement.findMany({ where: { accountId: account.id } });
     const [t] = await world.app.db.prisma.transaction.findMany({ where: { accountId: account.id } });
-    expect([n!.body, n!.externalId, s!.statementId, s!.number, t!.transactionId, t!.reference, t!.note]).toEqual(Array(7).fill(text));
+    expect([n!.body, n!.externalId, s!.statementId, s!.number, t!.transactionId, t!.reference, t!.note]).toEqual(
+      Array(7).fill(text),
+    );
     // Reads that take it in the path find nothing rather than something else.
-    const status = await request(world.app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${world.tenant.supplier}/${encodeURIComponent(text)}/`, { token: world.tenant.token });
+    const status = await request(
+      world.app.baseUrl,
+      'GET',
+      `/v1/data-import/account-transfer-status/${world.tenant.supplier}/${encodeURIComponent(text)}/`,
+      { token: world.tenant.token },
+    );
     expect(status.status).toBe(404);
     expect(await world.app.db.prisma.note.count({ where: { accountId: account.id } })).toBe(1);
   });
 
   it('answers a body over BODY_LIMIT_BYTES with 413 request_too_large and writes nothing', async () => {
     const account = await world.account();
-    const res = await world.post(NOTES.path, { ...NOTES.valid(world, account), notes: [{ body: 'x'.repeat(300 * 1024) }] });
+    const res = await world.post(NOTES.path, {
+      ...NOTES.valid(world, account),
+      notes: [{ body: 'x'.repeat(300 * 1024) }],
+    });
 
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ detail: expect.any(String), code: 'request_too_large' });
-    expect(await rowCounts(world.app, account.id)).toEqual({ notes: 0, transactions: 0, statements: 0, instructions: 0, periods: 1 });
+    expect(await rowCounts(world.app, account.id)).toEqual({
+      notes: 0,
+      transactions: 0,
+      statements: 0,
+      instructions: 0,
+      periods: 1,
+    });
   });
 
   it.each(WRITE_ENDPOINTS.filter((e) => e.name !== 'payment-instruction'))(
@@ -115,7 +164,12 @@ describe('hostile input', () => {
       const valid = endpoint.valid(world, account);
       const field = Object.keys(valid).find((k) => Array.isArray(valid[k]))!;
       const one = (valid[field] as Record<string, unknown>[])[0]!;
-      const items = Array.from({ length: 51 }, (_, i) => ({ ...one, statement_id: `S-${i}`, transaction_id: `T-${i}`, body: `note ${i}` }));
+      const items = Array.from({ length: 51 }, (_, i) => ({
+        ...one,
+        statement_id: `S-${i}`,
+        transaction_id: `T-${i}`,
+        body: `note ${i}`,
+      }));
       const mine = { where: { organisationId: world.tenant.report.organisations[0]!.id } };
       const before = await world.app.db.prisma.requestResult.count(mine);
 
@@ -123,7 +177,13 @@ describe('hostile input', () => {
 
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([{ attr: field, code: 'max_length', detail: expect.any(String) }]);
-      expect(await rowCounts(world.app, account.id)).toEqual({ notes: 0, transactions: 0, statements: 0, instructions: 0, periods: 1 });
+      expect(await rowCounts(world.app, account.id)).toEqual({
+        notes: 0,
+        transactions: 0,
+        statements: 0,
+        instructions: 0,
+        periods: 1,
+      });
       expect(await world.app.db.prisma.requestResult.count(mine)).toBe(before);
     },
   );

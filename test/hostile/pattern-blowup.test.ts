@@ -22,13 +22,15 @@ describe('a hostile amount', () => {
     const hostile = {
       import_supplier: tenant.supplier,
       external_account_number: 'ANY',
-      transactions: [{ transaction_id: 'T-1', transaction_date: '2020-01-01', type: 'CHARGE', amount: `${'1'.repeat(1_000_000)}x` }],
+      transactions: [
+        { transaction_id: 'T-1', transaction_date: '2020-01-01', type: 'CHARGE', amount: `${'1'.repeat(1_000_000)}x` },
+      ],
     };
 
     let answered = false;
-    const refusal = timed(() => request(app.baseUrl, 'POST', '/v1/data-import/transactions/create/', { token: tenant.token, body: hostile })).finally(
-      () => (answered = true),
-    );
+    const refusal = timed(() =>
+      request(app.baseUrl, 'POST', '/v1/data-import/transactions/create/', { token: tenant.token, body: hostile }),
+    ).finally(() => (answered = true));
     const healthLatencies: number[] = [];
     while (!answered) {
       const probe = await timed(() => request(app.baseUrl, 'GET', '/healthz'));
@@ -38,7 +40,9 @@ describe('a hostile amount', () => {
     const { value: res, ms } = await refusal;
 
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ attr: 'transactions.0.amount', code: 'max_length', detail: expect.any(String) }]);
+    expect(res.body.errors).toEqual([
+      { attr: 'transactions.0.amount', code: 'max_length', detail: expect.any(String) },
+    ]);
     // Parsing a 1 MB body costs milliseconds; the former pattern needed minutes for this amount.
     expect(ms).toBeLessThan(2_000 + 20 * baseline.ms);
     expect(Math.max(...healthLatencies)).toBeLessThan(1_000 + 20 * baseline.ms);

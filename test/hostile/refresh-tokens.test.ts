@@ -26,10 +26,14 @@ describe('refresh tokens in hostile hands', () => {
 
     await revokeApiKey(app.db, { id: key.id });
 
-    expect(errorOf(await obtainToken(app.baseUrl, { refreshToken: rotated.refreshToken }))).toBe('invalid_refresh_token');
+    expect(errorOf(await obtainToken(app.baseUrl, { refreshToken: rotated.refreshToken }))).toBe(
+      'invalid_refresh_token',
+    );
     expect(errorOf(await obtainToken(app.baseUrl, { APIKey: key.api_key }))).toBe('invalid_api_key');
     // Access tokens are stateless JWTs: one already issued lives out its (short) lifetime.
-    const list = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, { token: rotated.token });
+    const list = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, {
+      token: rotated.token,
+    });
     expect(list.status).toBe(200);
   });
 
@@ -37,11 +41,14 @@ describe('refresh tokens in hostile hands', () => {
     const first = issued(await obtainToken(app.baseUrl, { APIKey: tenant.apiKey }));
     const second = issued(await obtainToken(app.baseUrl, { refreshToken: first.refreshToken }));
     expect(errorOf(await obtainToken(app.baseUrl, { refreshToken: first.refreshToken }))).toBe('refresh_token_reused');
-    const family = (await app.db.prisma.refreshToken.findUniqueOrThrow({ where: { hash: digest(first.refreshToken) } })).family;
+    const family = (await app.db.prisma.refreshToken.findUniqueOrThrow({ where: { hash: digest(first.refreshToken) } }))
+      .family;
     const rowsBefore = await app.db.prisma.refreshToken.count({ where: { family } });
 
     const storm = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => obtainToken(app.baseUrl, { refreshToken: i % 2 ? first.refreshToken : second.refreshToken })),
+      Array.from({ length: 20 }, (_, i) =>
+        obtainToken(app.baseUrl, { refreshToken: i % 2 ? first.refreshToken : second.refreshToken }),
+      ),
     );
 
     expect(storm.every((r) => r.body.data?.obtainToken == null)).toBe(true);
@@ -55,9 +62,14 @@ describe('refresh tokens in hostile hands', () => {
     expect(errorOf(await obtainToken(app.baseUrl, { APIKey: signedIn.refreshToken }))).toBe('invalid_api_key');
     expect(errorOf(await obtainToken(app.baseUrl, { refreshToken: tenant.apiKey }))).toBe('invalid_refresh_token');
     expect(errorOf(await obtainToken(app.baseUrl, { refreshToken: signedIn.token }))).toBe('invalid_refresh_token');
-    const asAccessToken = await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, {
-      token: signedIn.refreshToken,
-    });
+    const asAccessToken = await request(
+      app.baseUrl,
+      'GET',
+      `/v1/data-import/all-account-import-processes/${tenant.supplier}/`,
+      {
+        token: signedIn.refreshToken,
+      },
+    );
     expect([asAccessToken.status, asAccessToken.body.code]).toEqual([401, 'authentication_failed']);
     // The refresh token survived all that unspent.
     expect(errorOf(await obtainToken(app.baseUrl, { refreshToken: signedIn.refreshToken }))).toBeUndefined();

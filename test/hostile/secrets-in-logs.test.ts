@@ -27,7 +27,12 @@ describe('secrets in logs and error bodies', () => {
     const logger = pino({ level: 'trace' }, sink);
     fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}_secret`, slowMs: 400 });
     app = await startTestApp(
-      { STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey, VENDOR_TIMEOUT_MS: '200', RESULT_WAIT_MS: '15000' },
+      {
+        STRIPE_API_BASE: fake.url,
+        STRIPE_SECRET_KEY: fake.secretKey,
+        VENDOR_TIMEOUT_MS: '200',
+        RESULT_WAIT_MS: '15000',
+      },
       { logger },
     );
     workers = await startWorkers({ config: app.config, db: app.db, logger });
@@ -42,19 +47,39 @@ describe('secrets in logs and error bodies', () => {
 
   it('logs none of them, and no answer carries one', async () => {
     const keep = (res: Json) => (answers.push(res), res);
-    const tenant = await createTenant(app, { accounts: [{ external_account_number: 'LOG-1', state: 'imported', open_statement_from: '2019-10-01' }, { external_account_number: 'LOG-2', state: 'imported' }, { external_account_number: 'LOG-3', state: 'imported' }] });
+    const tenant = await createTenant(app, {
+      accounts: [
+        { external_account_number: 'LOG-1', state: 'imported', open_statement_from: '2019-10-01' },
+        { external_account_number: 'LOG-2', state: 'imported' },
+        { external_account_number: 'LOG-3', state: 'imported' },
+      ],
+    });
     const world = { tenant, fake } as Parameters<typeof NOTES.valid>[0];
     const signedIn = keep(await obtainToken(app.baseUrl, { APIKey: tenant.apiKey })).body.data.obtainToken;
-    const refreshed = keep(await obtainToken(app.baseUrl, { refreshToken: signedIn.refreshToken })).body.data.obtainToken;
+    const refreshed = keep(await obtainToken(app.baseUrl, { refreshToken: signedIn.refreshToken })).body.data
+      .obtainToken;
     keep(await obtainToken(app.baseUrl, { refreshToken: signedIn.refreshToken })); // reuse: revokes the family
     keep(await obtainToken(app.baseUrl, { APIKey: `${tenant.apiKey}-wrong` }));
     const noteBody = `confidential customer note ${uniqueSuffix()}`;
-    const post = (path: string, body: unknown, token = refreshed.token as string) => request(app.baseUrl, 'POST', path, { token, body }).then(keep);
+    const post = (path: string, body: unknown, token = refreshed.token as string) =>
+      request(app.baseUrl, 'POST', path, { token, body }).then(keep);
 
     await post(NOTES.path, { ...NOTES.valid(world, { external: 'LOG-1' }), notes: [{ body: noteBody }] });
-    await post(NOTES.path, { ...NOTES.valid(world, { external: 'LOG-1' }), notes: [{ body: noteBody, created_at: 'not a date' }] });
-    await post(TRANSACTIONS.path, { ...TRANSACTIONS.valid(world, { external: 'LOG-1' }), transactions: [{ transaction_id: 'L-1', transaction_date: '2019-10-04', amount: '1', type: 'CHARGE', note: noteBody }] });
-    await post(NOTES.path, { ...NOTES.valid(world, { external: 'LOG-1' }), notes: [{ body: noteBody }] }, `${refreshed.token as string}x`);
+    await post(NOTES.path, {
+      ...NOTES.valid(world, { external: 'LOG-1' }),
+      notes: [{ body: noteBody, created_at: 'not a date' }],
+    });
+    await post(TRANSACTIONS.path, {
+      ...TRANSACTIONS.valid(world, { external: 'LOG-1' }),
+      transactions: [
+        { transaction_id: 'L-1', transaction_date: '2019-10-04', amount: '1', type: 'CHARGE', note: noteBody },
+      ],
+    });
+    await post(
+      NOTES.path,
+      { ...NOTES.valid(world, { external: 'LOG-1' }), notes: [{ body: noteBody }] },
+      `${refreshed.token as string}x`,
+    );
     fake.setMode('error500');
     const failing = await post(PAYMENT_INSTRUCTIONS.path, PAYMENT_INSTRUCTIONS.valid(world, { external: 'LOG-2' }));
     fake.setMode('healthy');

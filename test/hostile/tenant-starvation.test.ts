@@ -63,7 +63,10 @@ describe('stalled list downloads of one organisation', () => {
   });
 
   it("do not delay another organisation's status request, and the excess is refused 429 with Retry-After", async () => {
-    const statusOfB = () => request(app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${victim.supplier}/B-1/`, { token: victim.token });
+    const statusOfB = () =>
+      request(app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${victim.supplier}/B-1/`, {
+        token: victim.token,
+      });
     const started = performance.now();
     expect((await statusOfB()).status).toBe(200);
     const baselineMs = performance.now() - started;
@@ -74,7 +77,9 @@ describe('stalled list downloads of one organisation', () => {
     const during = performance.now();
     const res = await Promise.race([
       statusOfB(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('status of B not answered within 10 s')), 10_000).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('status of B not answered within 10 s')), 10_000).unref(),
+      ),
     ]);
     const elapsed = performance.now() - during;
 
@@ -83,7 +88,7 @@ describe('stalled list downloads of one organisation', () => {
     const perOrganisation = app.config.LIST_STREAMS_PER_ORGANISATION;
     expect(statuses.filter((s) => s === 200)).toHaveLength(perOrganisation);
     expect(statuses.filter((s) => s === 429)).toHaveLength(16 - perOrganisation);
-    expect(streams.held(`org:${(await orgId(app, hog))}`)).toBe(perOrganisation);
+    expect(streams.held(`org:${await orgId(app, hog)}`)).toBe(perOrganisation);
 
     const refused = await request(app.baseUrl, 'GET', listPath(hog), { token: hog.token });
     expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([
@@ -123,26 +128,38 @@ describe('a list download whose client stops reading', () => {
   it.each([
     ['the write-progress watchdog', { STREAM_IDLE_TIMEOUT_MS: '1000', LIST_STATEMENT_TIMEOUT_MS: '600000' }],
     ["the cursor's time-out", { STREAM_IDLE_TIMEOUT_MS: '600000', LIST_STATEMENT_TIMEOUT_MS: '1500' }],
-  ])('is ended by %s, freeing its slot and its connection', async (_by, overrides) => {
-    const { app, tenant, streams } = await open(overrides);
-    try {
-      const download = stalledDownload(app, tenant, listPath(tenant));
-      expect(await download.status).toBe(200);
-      expect(streams.held()).toBe(1);
+  ])(
+    'is ended by %s, freeing its slot and its connection',
+    async (_by, overrides) => {
+      const { app, tenant, streams } = await open(overrides);
+      try {
+        const download = stalledDownload(app, tenant, listPath(tenant));
+        expect(await download.status).toBe(200);
+        expect(streams.held()).toBe(1);
 
-      // The slot is released when the server closes the response; the paused client cannot see the close
-      // until it reads, so the server side is what is watched.
-      await until('stalled download ended and its slot released', () => (streams.held() === 0 ? true : undefined), 15_000);
-      await until('cursor gone from the database', async () => ((await cursorsRunning(app)) === 0 ? true : undefined), 5_000);
-      // The freed slot serves the next download (only its start is read: a whole list may outlast a short time-out).
-      const next = stalledDownload(app, tenant, listPath(tenant));
-      expect(await next.status).toBe(200);
-      download.socket.destroy();
-      next.socket.destroy();
-    } finally {
-      await app.close();
-    }
-  }, 30_000);
+        // The slot is released when the server closes the response; the paused client cannot see the close
+        // until it reads, so the server side is what is watched.
+        await until(
+          'stalled download ended and its slot released',
+          () => (streams.held() === 0 ? true : undefined),
+          15_000,
+        );
+        await until(
+          'cursor gone from the database',
+          async () => ((await cursorsRunning(app)) === 0 ? true : undefined),
+          5_000,
+        );
+        // The freed slot serves the next download (only its start is read: a whole list may outlast a short time-out).
+        const next = stalledDownload(app, tenant, listPath(tenant));
+        expect(await next.status).toBe(200);
+        download.socket.destroy();
+        next.socket.destroy();
+      } finally {
+        await app.close();
+      }
+    },
+    30_000,
+  );
 });
 
 describe('a request that finds every pooled connection busy', () => {
@@ -158,7 +175,11 @@ describe('a request that finds every pooled connection busy', () => {
       const elapsed = performance.now() - started;
 
       for (const client of held) client.release();
-      expect([res.status, res.body.code, res.headers.get('retry-after')]).toEqual([503, 'database_busy', String(app.config.LOAD_SHED_RETRY_AFTER_SECONDS)]);
+      expect([res.status, res.body.code, res.headers.get('retry-after')]).toEqual([
+        503,
+        'database_busy',
+        String(app.config.LOAD_SHED_RETRY_AFTER_SECONDS),
+      ]);
       expect(elapsed).toBeLessThan(5_000);
       expect((await request(app.baseUrl, 'GET', path, { token: tenant.token })).status).toBe(200);
     } finally {

@@ -21,11 +21,20 @@ describe('hostile access tokens', () => {
   afterAll(() => world.close());
 
   const list = (authorization: string) =>
-    request(world.app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${world.tenant.supplier}/`, { headers: { authorization } });
+    request(world.app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${world.tenant.supplier}/`, {
+      headers: { authorization },
+    });
 
   const claims = () => {
     const now = Math.floor(Date.now() / 1000);
-    return { org: organisationId, sub: `organisation:${organisationId}`, iss: 'data-import-service', aud: 'data-import-api', iat: now, exp: now + 600 };
+    return {
+      org: organisationId,
+      sub: `organisation:${organisationId}`,
+      iss: 'data-import-service',
+      aud: 'data-import-api',
+      iat: now,
+      exp: now + 600,
+    };
   };
 
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -36,19 +45,35 @@ describe('hostile access tokens', () => {
       'HS256 signed with an RSA public key as the HMAC secret (algorithm confusion)',
       () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(publicPem)),
     ],
-    ['RS256 signed with an attacker key', () => new SignJWT(claims()).setProtectedHeader({ alg: 'RS256' }).sign(privateKey)],
+    [
+      'RS256 signed with an attacker key',
+      () => new SignJWT(claims()).setProtectedHeader({ alg: 'RS256' }).sign(privateKey),
+    ],
     [
       'RS256 with the attacker public key embedded in the header (jwk injection)',
-      async () => new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', jwk: await exportJWK(publicKey) }).sign(privateKey),
+      async () =>
+        new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', jwk: await exportJWK(publicKey) }).sign(privateKey),
     ],
     [
       'a jku and kid pointing elsewhere',
-      () => new SignJWT(claims()).setProtectedHeader({ alg: 'HS256', jku: 'http://127.0.0.1:1/keys', kid: '../../dev/null' }).sign(new TextEncoder().encode('x'.repeat(32))),
+      () =>
+        new SignJWT(claims())
+          .setProtectedHeader({ alg: 'HS256', jku: 'http://127.0.0.1:1/keys', kid: '../../dev/null' })
+          .sign(new TextEncoder().encode('x'.repeat(32))),
     ],
     ['alg "None" in another case', async () => `${b64url({ alg: 'None', typ: 'JWT' })}.${b64url(claims())}.`],
-    ['an unsigned token with a signature of the right length', async () => `${b64url({ alg: 'HS256' })}.${b64url(claims())}.${'A'.repeat(43)}`],
-    ['a JWE-shaped token (five parts)', async () => `${b64url({ alg: 'dir', enc: 'A256GCM' })}..AAAA.${b64url(claims())}.AAAA`],
-    ['a header of 8 KB', async () => `${b64url({ alg: 'HS256', pad: 'p'.repeat(6_000) })}.${b64url(claims())}.${'A'.repeat(43)}`],
+    [
+      'an unsigned token with a signature of the right length',
+      async () => `${b64url({ alg: 'HS256' })}.${b64url(claims())}.${'A'.repeat(43)}`,
+    ],
+    [
+      'a JWE-shaped token (five parts)',
+      async () => `${b64url({ alg: 'dir', enc: 'A256GCM' })}..AAAA.${b64url(claims())}.AAAA`,
+    ],
+    [
+      'a header of 8 KB',
+      async () => `${b64url({ alg: 'HS256', pad: 'p'.repeat(6_000) })}.${b64url(claims())}.${'A'.repeat(43)}`,
+    ],
   ];
 
   it.each(attacks)('refuses %s with 401 authentication_failed', async (_label, make) => {
@@ -68,8 +93,16 @@ describe('hostile access tokens', () => {
     await world.app.db.prisma.organisation.delete({ where: { id: doomed.organisationId } });
     const before = await rowCounts(world.app, victim.id);
 
-    const read = await request(world.app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${world.tenant.supplier}/`, { token: doomed.token });
-    const write = await request(world.app.baseUrl, 'POST', NOTES.path, { token: doomed.token, body: NOTES.valid(world, victim) });
+    const read = await request(
+      world.app.baseUrl,
+      'GET',
+      `/v1/data-import/all-account-import-processes/${world.tenant.supplier}/`,
+      { token: doomed.token },
+    );
+    const write = await request(world.app.baseUrl, 'POST', NOTES.path, {
+      token: doomed.token,
+      body: NOTES.valid(world, victim),
+    });
     const refresh = await obtainToken(world.app.baseUrl, { refreshToken: doomed.refreshToken });
 
     expect([read.status, read.body.code]).toEqual([404, 'import_supplier_not_found']);
@@ -88,7 +121,16 @@ async function startDoomedOrganisation(world: FuzzWorld) {
   });
   const signedIn = (await obtainToken(world.app.baseUrl, { APIKey: apiKey })).body.data.obtainToken;
   // Before the deletion the organisation does see the supplier: the 404s afterwards are the deletion's.
-  const before = await request(world.app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${world.tenant.supplier}/`, { token: signedIn.token });
+  const before = await request(
+    world.app.baseUrl,
+    'GET',
+    `/v1/data-import/all-account-import-processes/${world.tenant.supplier}/`,
+    { token: signedIn.token },
+  );
   expect(before.status).toBe(200);
-  return { organisationId: report.organisations[0]!.id, token: signedIn.token as string, refreshToken: signedIn.refreshToken as string };
+  return {
+    organisationId: report.organisations[0]!.id,
+    token: signedIn.token as string,
+    refreshToken: signedIn.refreshToken as string,
+  };
 }

@@ -47,11 +47,27 @@ describe('POST /v1/data-import/notes/create/ — which accounts take notes', () 
   });
 
   it.each([
-    ['neither name', {}, 'external_account_number', 'required', 'Either account_number or external_account_number must be provided.'],
-    ['two different numbers', { account_number: 'IMPORTED', external_account_number: 'STAGED' }, 'account_number', 'mutually_exclusive_field_required', expect.any(String)],
+    [
+      'neither name',
+      {},
+      'external_account_number',
+      'required',
+      'Either account_number or external_account_number must be provided.',
+    ],
+    [
+      'two different numbers',
+      { account_number: 'IMPORTED', external_account_number: 'STAGED' },
+      'account_number',
+      'mutually_exclusive_field_required',
+      expect.any(String),
+    ],
   ])('refuses %s for the account with 400 and stores nothing', async (_what, ref, attr, code, detail) => {
     const tenant = await createTenantWithAccounts(app);
-    const res = await postNotes(app, tenant.token, { import_supplier: tenant.supplier, ...ref, notes: [{ body: 'x' }] });
+    const res = await postNotes(app, tenant.token, {
+      import_supplier: tenant.supplier,
+      ...ref,
+      notes: [{ body: 'x' }],
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: expect.any(String), code: 'invalid_input', errors: [{ attr, code, detail }] });
     expect(await notesOfSupplier(tenant.supplier)).toBe(0);
@@ -92,7 +108,9 @@ describe('POST /v1/data-import/notes/create/ — which accounts take notes', () 
       expect(res.body).toEqual({
         detail: expect.stringContaining(status),
         code: 'import_supplier_migration_not_ongoing',
-        errors: [{ attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: expect.any(String) }],
+        errors: [
+          { attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: expect.any(String) },
+        ],
       });
       expect(await notesOfSupplier(stopped.supplier)).toBe(0);
     },

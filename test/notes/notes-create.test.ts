@@ -119,7 +119,12 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
       app,
       tenant.token,
       envelope(account.number, [
-        { body: 'offset', created_at: '2024-03-10T14:30:00+02:00', is_pinned: true, unpin_at: '2024-03-31T23:00:00.250-01:30' },
+        {
+          body: 'offset',
+          created_at: '2024-03-10T14:30:00+02:00',
+          is_pinned: true,
+          unpin_at: '2024-03-31T23:00:00.250-01:30',
+        },
       ]),
     );
     expect(res.status).toBe(201);
@@ -153,7 +158,9 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
   it('ignores unknown fields: they are neither echoed nor stored', async () => {
     const account = await importAccount(app, tenant);
     const res = await postNotes(app, tenant.token, {
-      ...envelope(account.number, [{ body: 'plain', colour: 'red', document_paths: [{ document_path: 'a.pdf', size: 3 }] }]),
+      ...envelope(account.number, [
+        { body: 'plain', colour: 'red', document_paths: [{ document_path: 'a.pdf', size: 3 }] },
+      ]),
       legacy_number: 'IGNORED',
       dry_run: true,
     });

@@ -149,7 +149,9 @@ describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
       notes: [{}],
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([expect.objectContaining({ attr: 'notes.0', code: 'note_body_or_document_path_not_found' })]);
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({ attr: 'notes.0', code: 'note_body_or_document_path_not_found' }),
+    ]);
   });
 
   it('refuses a request without a token before anything else', async () => {

@@ -6,7 +6,10 @@ import { uniqueSuffix } from '../helpers/context';
 
 export const NOTES_PATH = '/v1/data-import/notes/create/';
 
-export async function createTenantWithAccounts(app: TestApp, opts: Parameters<typeof createTenant>[1] = {}): Promise<Tenant> {
+export async function createTenantWithAccounts(
+  app: TestApp,
+  opts: Parameters<typeof createTenant>[1] = {},
+): Promise<Tenant> {
   return createTenant(app, {
     ...opts,
     accounts: [

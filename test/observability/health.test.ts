@@ -38,14 +38,20 @@ describe('health, readiness and metrics', () => {
 
   it('refuses /metrics without the metrics token', async () => {
     expect((await request(app.baseUrl, 'GET', '/metrics')).status).toBe(401);
-    const wrong = await request(app.baseUrl, 'GET', '/metrics', { headers: { authorization: 'Bearer nope-nope-nope-nope' } });
+    const wrong = await request(app.baseUrl, 'GET', '/metrics', {
+      headers: { authorization: 'Bearer nope-nope-nope-nope' },
+    });
     expect(wrong.status).toBe(401);
   });
 
   it('exposes request, queue and pool metrics by route template', async () => {
     const tenant = await createTenant(app, { accounts: [{ external_account_number: 'E1', state: 'staged' }] });
-    await request(app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${tenant.supplier}/E1/`, { token: tenant.token });
-    const res = await request(app.baseUrl, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    await request(app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${tenant.supplier}/E1/`, {
+      token: tenant.token,
+    });
+    const res = await request(app.baseUrl, 'GET', '/metrics', {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     const text = res.body as string;
     expect(text).toMatch(
@@ -121,10 +127,14 @@ describe('readiness when a dependency is down', () => {
       expect(write.body.code).toBe('queue_unavailable');
       expect(write.headers.get('retry-after')).toBe('2');
       server = startRedis();
-      await until('readyz 200 again', async () => {
-        const res = await request(app.baseUrl, 'GET', '/readyz');
-        return res.status === 200 ? res : undefined;
-      }, 30_000);
+      await until(
+        'readyz 200 again',
+        async () => {
+          const res = await request(app.baseUrl, 'GET', '/readyz');
+          return res.status === 200 ? res : undefined;
+        },
+        30_000,
+      );
     } finally {
       await app.close();
       server.kill('SIGKILL');
@@ -179,7 +189,9 @@ describe('rate limits and logs', () => {
         token: tenant.token,
         headers: { 'x-request-id': 'trace-me-1' },
       });
-      const entries = lines.map((l) => JSON.parse(l) as { req?: { id: string; path: string }; res?: { status: number } });
+      const entries = lines.map(
+        (l) => JSON.parse(l) as { req?: { id: string; path: string }; res?: { status: number } },
+      );
       const mine = entries.filter((e) => e.req?.id === 'trace-me-1');
       expect(mine).toHaveLength(1);
       expect(mine[0]!.res?.status).toBe(200);

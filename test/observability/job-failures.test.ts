@@ -35,8 +35,15 @@ describe('a failing job', () => {
     const account = await importedAccount(app, tenant);
     const organisationId = tenant.report.organisations[0]!.id;
     const requestId = randomUUID();
-    await app.db.prisma.requestResult.create({ data: { id: requestId, organisationId, endpoint: 'transactions', bodyHash: 'test' } });
-    const data = { requestId, organisationId, accountId: CUSTOMER_TEXT, payload: { options: {}, request: envelope(tenant, account, [payment('T-1')]) } };
+    await app.db.prisma.requestResult.create({
+      data: { id: requestId, organisationId, endpoint: 'transactions', bodyHash: 'test' },
+    });
+    const data = {
+      requestId,
+      organisationId,
+      accountId: CUSTOMER_TEXT,
+      payload: { options: {}, request: envelope(tenant, account, [payment('T-1')]) },
+    };
     const job = await queues.queue('importTransactions').add(JOBS.importTransactions.name, data, { attempts: 1 });
     const failed = await until('the job to fail', async () => {
       const current = await queues.queue('importTransactions').getJob(job.id!);
@@ -44,7 +51,9 @@ describe('a failing job', () => {
     });
     expect(failed.failedReason).toMatch(/^[A-Za-z]+ in the job( \([A-Za-z0-9_.-]+\))?$/);
     expect(JSON.stringify(failed.stacktrace)).not.toContain(CUSTOMER_TEXT);
-    const attemptLine = await until('the failed attempt log line', () => lines.find((l) => l.includes('job attempt failed')));
+    const attemptLine = await until('the failed attempt log line', () =>
+      lines.find((l) => l.includes('job attempt failed')),
+    );
     expect(attemptLine).toContain(failed.failedReason);
     expect(lines.join('\n')).not.toContain(CUSTOMER_TEXT);
   });

@@ -11,7 +11,8 @@ describe('job log lines', () => {
   beforeAll(async () => {
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
-        for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+        for (const l of chunk.toString().split('\n').filter(Boolean))
+          lines.push(JSON.parse(l) as Record<string, unknown>);
         done();
       },
     });
@@ -19,7 +20,7 @@ describe('job log lines', () => {
   });
   afterAll(() => app.close());
 
-  it("carry the X-Request-Id of the request that queued the job, and one line per request", async () => {
+  it('carry the X-Request-Id of the request that queued the job, and one line per request', async () => {
     const tenant = await createTenant(app);
     const account = await importedAccount(app, tenant);
     const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('traced-1')]), {

@@ -5,7 +5,14 @@ import { request, startTestApp, type TestApp } from '../helpers/app';
 import { operationsOf } from './openapi.helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 
 describe('the documentation endpoints', () => {
   let app: TestApp;
@@ -31,12 +38,22 @@ describe('the documentation endpoints', () => {
     const html = await res.text();
     const refs = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(refs).toEqual(
-      expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js', '/v1/data-import/openapi.json']),
+      expect.arrayContaining([
+        '/docs/assets/swagger-ui.css',
+        '/docs/assets/swagger-ui-bundle.js',
+        '/docs/init.js',
+        '/v1/data-import/openapi.json',
+      ]),
     );
     expect(refs.filter((ref) => !ref.startsWith('/') || ref.startsWith('//'))).toEqual([]);
     expect(html).not.toMatch(/<script>(?!<\/script>)|<style|\son[a-z]+=/i);
 
-    const types: Record<string, RegExp> = { css: /^text\/css/, js: /^(text|application)\/javascript/, png: /^image\/png/, json: /^application\/json/ };
+    const types: Record<string, RegExp> = {
+      css: /^text\/css/,
+      js: /^(text|application)\/javascript/,
+      png: /^image\/png/,
+      json: /^application\/json/,
+    };
     for (const ref of refs) {
       const asset = await fetch(baseUrl + ref);
       expect([ref, asset.status]).toEqual([ref, 200]);
@@ -47,7 +64,12 @@ describe('the documentation endpoints', () => {
 
   it("gives the page a policy that allows only this origin's scripts, styles and fetches", async () => {
     const csp = (await fetch(`${baseUrl}/docs`)).headers.get('content-security-policy') ?? '';
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     expect(directives).toMatchObject({
       'default-src': ["'none'"],
       'script-src': ["'self'"],
@@ -91,9 +113,14 @@ describe('the documentation endpoints', () => {
 
       await page.goto(`${baseUrl}/docs`);
       const documented = operationsOf(buildOpenApiDocument(app.config));
-      await page.locator('.opblock').nth(documented.length - 1).waitFor();
+      await page
+        .locator('.opblock')
+        .nth(documented.length - 1)
+        .waitFor();
       expect(await page.locator('.opblock').count()).toBe(documented.length);
-      await expect(page.locator('.information-container .title').first().textContent()).resolves.toContain('Customer-migration data-import API');
+      await expect(page.locator('.information-container .title').first().textContent()).resolves.toContain(
+        'Customer-migration data-import API',
+      );
       const violations = () => page.evaluate('window.__violations || []');
       expect(await violations()).toEqual([]);
 
@@ -101,7 +128,9 @@ describe('the documentation endpoints', () => {
       await op.locator('.opblock-summary').click();
       await op.getByRole('button', { name: 'Try it out' }).click();
       await op.getByRole('button', { name: 'Execute' }).click();
-      await expect(op.locator('.live-responses-table .response .response-col_status').first().textContent()).resolves.toContain('200');
+      await expect(
+        op.locator('.live-responses-table .response .response-col_status').first().textContent(),
+      ).resolves.toContain('200');
 
       expect(await violations()).toEqual([]);
       expect(problems).toEqual([]);

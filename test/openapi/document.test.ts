@@ -34,8 +34,10 @@ const operations = operationsOf(document);
 /** @seriousme/openapi-schema-validator's verdict, from a child process (the package is ESM-only). */
 function validateWithSchemaValidator(doc: unknown): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(__dirname, 'validate-openapi.mjs')], (err: Error | null, stdout: string) =>
-      err ? reject(err) : resolve(JSON.parse(stdout)),
+    const child = execFile(
+      process.execPath,
+      [path.join(__dirname, 'validate-openapi.mjs')],
+      (err: Error | null, stdout: string) => (err ? reject(err) : resolve(JSON.parse(stdout))),
     );
     child.stdin!.end(JSON.stringify(doc));
   });
@@ -67,7 +69,8 @@ describe('the OpenAPI document', () => {
 
   it('protects every /v1/data-import/ operation with the Token scheme except the document itself', () => {
     for (const { path: p, operation: op } of operations) {
-      const expected = p.startsWith('/v1/data-import/') && p !== '/v1/data-import/openapi.json' ? [{ Token: [] }] : undefined;
+      const expected =
+        p.startsWith('/v1/data-import/') && p !== '/v1/data-import/openapi.json' ? [{ Token: [] }] : undefined;
       if (expected) expect(op.security).toEqual(expected);
       else expect(op.security).not.toEqual([{ Token: [] }]);
     }
@@ -75,7 +78,15 @@ describe('the OpenAPI document', () => {
 
   it('names the request shapes and the transaction types as components, with a discriminator on type', () => {
     const schemas = document.components?.schemas ?? {};
-    for (const name of ['NotesRequest', 'Note', 'HistoricalStatement', 'TransactionsRequest', 'LineItem', 'TaxItem', 'PaymentInstructionRequest']) {
+    for (const name of [
+      'NotesRequest',
+      'Note',
+      'HistoricalStatement',
+      'TransactionsRequest',
+      'LineItem',
+      'TaxItem',
+      'PaymentInstructionRequest',
+    ]) {
       expect(schemas).toHaveProperty(name);
     }
     expect(schemas.Transaction).toMatchObject({
@@ -93,8 +104,13 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the decimal formats that the transaction schemas only express as number-or-string', () => {
-    const schemas = document.components?.schemas as Record<string, { properties: Record<string, { description?: string }> }>;
-    expect(schemas.ChargeTransaction!.properties.amount!.description).toMatch(/10 digits before the point and 10 after/);
+    const schemas = document.components?.schemas as Record<
+      string,
+      { properties: Record<string, { description?: string }> }
+    >;
+    expect(schemas.ChargeTransaction!.properties.amount!.description).toMatch(
+      /10 digits before the point and 10 after/,
+    );
     expect(schemas.RepaymentTransaction!.properties.amount!.description).toMatch(/Must be positive/);
     expect(schemas.LineItem!.properties.number_of_units!.description).toMatch(/12 digits before the point and 4 after/);
     expect(schemas.LineItem!.properties.price_per_unit!.description).toMatch(/8 digits before the point and 7 after/);
@@ -102,7 +118,10 @@ describe('the OpenAPI document', () => {
   });
 
   it('states the configured item limit on every batch', () => {
-    const schemas = document.components?.schemas as Record<string, { properties: Record<string, { maxItems?: number }> }>;
+    const schemas = document.components?.schemas as Record<
+      string,
+      { properties: Record<string, { maxItems?: number }> }
+    >;
     expect(schemas.NotesRequest!.properties.notes!.maxItems).toBe(config.MAX_ITEMS_PER_REQUEST);
     expect(schemas.HistoricalStatementsRequest!.properties.statements!.maxItems).toBe(config.MAX_ITEMS_PER_REQUEST);
     expect(schemas.TransactionsRequest!.properties.transactions!.maxItems).toBe(config.MAX_ITEMS_PER_REQUEST);
@@ -141,15 +160,22 @@ describe('request examples', () => {
 
   it('use the import supplier ACME_ENERGY', () => {
     for (const op of withBodies.filter((o) => o.path.startsWith('/v1/data-import/'))) {
-      for (const example of Object.values(requestExamples(op))) expect(example).toMatchObject({ import_supplier: 'ACME_ENERGY' });
+      for (const example of Object.values(requestExamples(op)))
+        expect(example).toMatchObject({ import_supplier: 'ACME_ENERGY' });
     }
   });
 
   it('document the query options, Idempotency-Key and Data-Import-Run-Id as the service reads them', () => {
     const params = operation(document, 'createTransactions').operation.parameters ?? [];
-    expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['header:Data-Import-Run-Id', 'header:Idempotency-Key', 'query:check_previously_added', 'query:force_add_to_current_statement']);
+    expect(params.map((p) => `${p.in}:${p.name}`).sort()).toEqual([
+      'header:Data-Import-Run-Id',
+      'header:Idempotency-Key',
+      'query:check_previously_added',
+      'query:force_add_to_current_statement',
+    ]);
     expect(ImportOptions.parse({})).toEqual({ check_previously_added: true, force_add_to_current_statement: true });
-    for (const p of params.filter((x) => x.in === 'query')) expect(p.schema).toMatchObject({ type: 'boolean', default: true });
+    for (const p of params.filter((x) => x.in === 'query'))
+      expect(p.schema).toMatchObject({ type: 'boolean', default: true });
 
     const headers: [string, (value: string) => string | undefined, number][] = [
       ['Idempotency-Key', parseIdempotencyKey, 255],
@@ -181,7 +207,8 @@ describe('response examples', () => {
     Object.entries(op.operation.responses).flatMap(([status, response]) =>
       Object.entries(response.content ?? {}).flatMap(([mediaType, media]) =>
         Object.entries(media.examples ?? {}).map(
-          ([name, example]) => [`${op.operation.operationId} ${status} ${name}`, op, status, mediaType, example.value] as const,
+          ([name, example]) =>
+            [`${op.operation.operationId} ${status} ${name}`, op, status, mediaType, example.value] as const,
         ),
       ),
     ),
@@ -199,7 +226,9 @@ describe('response examples', () => {
   });
 
   it.each(cases)('%s validates against its schema', (_name, op, status, mediaType, value) => {
-    expect(checker.errors(['paths', op.path, op.method, 'responses', status, 'content', mediaType, 'schema'], value)).toEqual([]);
+    expect(
+      checker.errors(['paths', op.path, op.method, 'responses', status, 'content', mediaType, 'schema'], value),
+    ).toEqual([]);
   });
 
   it('include an example for each error code of each status, carrying that code', () => {
@@ -208,7 +237,12 @@ describe('response examples', () => {
         const examples = op.operation.responses[status]?.content?.['application/json']?.examples ?? {};
         for (const code of codes) {
           const value = examples[code]?.value as { code?: string; status?: string } | undefined;
-          expect([op.operation.operationId, status, code, value?.code ?? value?.status]).toEqual([op.operation.operationId, status, code, code]);
+          expect([op.operation.operationId, status, code, value?.code ?? value?.status]).toEqual([
+            op.operation.operationId,
+            status,
+            code,
+            code,
+          ]);
         }
       }
     }
@@ -255,11 +289,13 @@ describe('error codes', () => {
     found.delete('custom');
     found.delete('transaction_import_error');
     expect(found.size).toBeGreaterThan(40);
-    const undocumented = [...found].filter(([code]) => !documented.has(code)).map(([code, file]) => `${code} (${file})`);
+    const undocumented = [...found]
+      .filter(([code]) => !documented.has(code))
+      .map(([code, file]) => `${code} (${file})`);
     expect(undocumented).toEqual([]);
   });
 
-  it('lists every data-import operation\'s authentication, rate-limit, server-error and load-shedding codes', () => {
+  it("lists every data-import operation's authentication, rate-limit, server-error and load-shedding codes", () => {
     for (const op of operations.filter((o) => o.operation.security?.[0]?.Token)) {
       expect(op.operation['x-error-codes']).toMatchObject({
         401: ['not_authenticated', 'authentication_failed', 'token_expired'],

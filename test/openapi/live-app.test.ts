@@ -34,9 +34,14 @@ describe('the document against the running service', () => {
   beforeAll(async () => {
     fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: 1_000 });
     fake.addCard({ id: ex.paymentInstructionRequest.reference });
-    app = await startTestApp({ STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey, METRICS_TOKEN }, { workers: true });
+    app = await startTestApp(
+      { STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey, METRICS_TOKEN },
+      { workers: true },
+    );
     tenant = await createTenant(app, {
-      accounts: [{ external_account_number: ex.EXTERNAL_ACCOUNT, state: 'imported', open_statement_from: '2019-10-01' }],
+      accounts: [
+        { external_account_number: ex.EXTERNAL_ACCOUNT, state: 'imported', open_statement_from: '2019-10-01' },
+      ],
     });
     platformAccountNumber = tenant.report.accounts[0]!.platform_account_number!;
     document = buildOpenApiDocument(app.config);
@@ -49,7 +54,9 @@ describe('the document against the running service', () => {
 
   const ofTenant = <T extends object>(example: T): T => ({ ...example, import_supplier: tenant.supplier });
   const pathOf = (op: DocumentedOperation) =>
-    op.path.replace('{import_supplier_code}', tenant.supplier).replace('{external_account_number}', ex.EXTERNAL_ACCOUNT);
+    op.path
+      .replace('{import_supplier_code}', tenant.supplier)
+      .replace('{external_account_number}', ex.EXTERNAL_ACCOUNT);
   const send = (op: DocumentedOperation, body?: unknown, headers: Record<string, string> = {}, token = tenant.token) =>
     request(app.baseUrl, op.method.toUpperCase(), pathOf(op), { token, body, headers });
 
@@ -89,11 +96,15 @@ describe('the document against the running service', () => {
   it('accepts the transactions example with 201, then reports every transaction as already added', async () => {
     const op = operation(document, 'createTransactions');
     const body = ofTenant(requestExamples(op).contract as object);
-    const key = (op.operation.parameters ?? []).find((p) => p.name === 'Idempotency-Key')!.schema as { example: string };
+    const key = (op.operation.parameters ?? []).find((p) => p.name === 'Idempotency-Key')!.schema as {
+      example: string;
+    };
     const res = await send(op, body, { 'idempotency-key': key.example });
     expectDocumented(op, res);
     const added = responseExample(op, 201, 'added') as { results: object[] };
-    expect(res.body).toEqual({ results: added.results.map((r) => ({ ...r, added_transaction_id: expect.any(Number) as unknown })) });
+    expect(res.body).toEqual({
+      results: added.results.map((r) => ({ ...r, added_transaction_id: expect.any(Number) as unknown })),
+    });
 
     const again = await send(op, body);
     expectDocumented(op, again);
@@ -102,38 +113,66 @@ describe('the document against the running service', () => {
 
   it('accepts the payment-instruction example with 201 after asking the vendor', async () => {
     const op = operation(document, 'createPaymentInstruction');
-    const res = await send(op, ofTenant(requestExamples(op).contract as object), { 'idempotency-key': `pi-${uniqueSuffix()}` });
+    const res = await send(op, ofTenant(requestExamples(op).contract as object), {
+      'idempotency-key': `pi-${uniqueSuffix()}`,
+    });
     expectDocumented(op, res);
-    expect(res.body).toEqual({ ...(responseExample(op, 201, 'created') as object), platform_account_number: platformAccountNumber });
-    expect(fake.requests.filter((r) => r.path === `/v1/payment_methods/${ex.paymentInstructionRequest.reference}`)).toHaveLength(1);
+    expect(res.body).toEqual({
+      ...(responseExample(op, 201, 'created') as object),
+      platform_account_number: platformAccountNumber,
+    });
+    expect(
+      fake.requests.filter((r) => r.path === `/v1/payment_methods/${ex.paymentInstructionRequest.reference}`),
+    ).toHaveLength(1);
   });
 
   it('answers the status and list reads with the documented shapes', async () => {
     const status = operation(document, 'getAccountTransferStatus');
     const res = await send(status);
     expectDocumented(status, res);
-    expect(res.body).toEqual({ ...(responseExample(status, 200, 'completed') as object), platform_account_number: platformAccountNumber });
+    expect(res.body).toEqual({
+      ...(responseExample(status, 200, 'completed') as object),
+      platform_account_number: platformAccountNumber,
+    });
 
-    for (const id of ['listAllAccountImportProcesses', 'listPendingAccountImportProcesses', 'listImportedAccountImportProcesses']) {
+    for (const id of [
+      'listAllAccountImportProcesses',
+      'listPendingAccountImportProcesses',
+      'listImportedAccountImportProcesses',
+    ]) {
       const op = operation(document, id);
       const list = await send(op);
       expectDocumented(op, list);
       expect(list.body).toEqual(
         id === 'listPendingAccountImportProcesses'
           ? []
-          : [{ external_account_number: ex.EXTERNAL_ACCOUNT, platform_account_number: platformAccountNumber, account_created_at: expect.any(String) }],
+          : [
+              {
+                external_account_number: ex.EXTERNAL_ACCOUNT,
+                platform_account_number: platformAccountNumber,
+                account_created_at: expect.any(String),
+              },
+            ],
       );
     }
   });
 
   it('signs in with both obtainToken examples', async () => {
     const op = operation(document, 'obtainToken');
-    const examples = requestExamples(op) as Record<string, { query: string; variables: { input: Record<string, string> } }>;
+    const examples = requestExamples(op) as Record<
+      string,
+      { query: string; variables: { input: Record<string, string> } }
+    >;
     const signIn = await send(op, { ...examples.apiKey!, variables: { input: { APIKey: tenant.apiKey } } }, {}, '');
     expectDocumented(op, signIn);
     expect(signIn.body.data.obtainToken).toMatchObject({ token: expect.any(String), refreshToken: expect.any(String) });
 
-    const renew = await send(op, { ...examples.refreshToken!, variables: { input: { refreshToken: signIn.body.data.obtainToken.refreshToken } } }, {}, '');
+    const renew = await send(
+      op,
+      { ...examples.refreshToken!, variables: { input: { refreshToken: signIn.body.data.obtainToken.refreshToken } } },
+      {},
+      '',
+    );
     expectDocumented(op, renew);
     expect(renew.body.data.obtainToken.token).toEqual(expect.any(String));
   });
@@ -159,29 +198,77 @@ describe('the document against the running service', () => {
         operation(document, 'createHistoricalStatements'),
         400,
         'invalid_input',
-        send(operation(document, 'createHistoricalStatements'), ofTenant({
-          ...ex.statementsRequest,
-          statements: [{ ...ex.statementsRequest.statements[0], statement_id: 'x', bill_period_to_date: '2021-12-31' }],
-        })),
+        send(
+          operation(document, 'createHistoricalStatements'),
+          ofTenant({
+            ...ex.statementsRequest,
+            statements: [
+              { ...ex.statementsRequest.statements[0], statement_id: 'x', bill_period_to_date: '2021-12-31' },
+            ],
+          }),
+        ),
       ],
-      [operation(document, 'createTransactions'), 400, 'invalid_input', send(operation(document, 'createTransactions'), ofTenant({ ...ex.transactionsRequest, transactions: [] }))],
+      [
+        operation(document, 'createTransactions'),
+        400,
+        'invalid_input',
+        send(operation(document, 'createTransactions'), ofTenant({ ...ex.transactionsRequest, transactions: [] })),
+      ],
       [
         operation(document, 'createPaymentInstruction'),
         400,
         'invalid_input',
-        send(operation(document, 'createPaymentInstruction'), ofTenant({ ...ex.paymentInstructionRequest, instruction_reference: 'X' })),
+        send(
+          operation(document, 'createPaymentInstruction'),
+          ofTenant({ ...ex.paymentInstructionRequest, instruction_reference: 'X' }),
+        ),
       ],
       [notes, 401, 'not_authenticated', send(notes, ex.notesRequest, {}, '')],
-      [notes, 404, 'account_not_found', send(notes, ofTenant({ ...ex.notesRequest, external_account_number: 'NOT-THERE' }))],
-      [notes, 415, 'unsupported_media_type', request(app.baseUrl, 'POST', notes.path, { token: tenant.token, rawBody: '{}', headers: { 'content-type': 'text/plain' } })],
-      [notes, 400, 'parse_error', request(app.baseUrl, 'POST', notes.path, { token: tenant.token, rawBody: '{', headers: { 'content-type': 'application/json' } })],
-      [operation(document, 'obtainToken'), 400, 'notGraphQL', send(operation(document, 'obtainToken'), { variables: {} }, {}, '')],
-      [operation(document, 'obtainToken'), 200, 'refused', send(operation(document, 'obtainToken'), ex.obtainTokenWithApiKey, {}, '')],
+      [
+        notes,
+        404,
+        'account_not_found',
+        send(notes, ofTenant({ ...ex.notesRequest, external_account_number: 'NOT-THERE' })),
+      ],
+      [
+        notes,
+        415,
+        'unsupported_media_type',
+        request(app.baseUrl, 'POST', notes.path, {
+          token: tenant.token,
+          rawBody: '{}',
+          headers: { 'content-type': 'text/plain' },
+        }),
+      ],
+      [
+        notes,
+        400,
+        'parse_error',
+        request(app.baseUrl, 'POST', notes.path, {
+          token: tenant.token,
+          rawBody: '{',
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
+      [
+        operation(document, 'obtainToken'),
+        400,
+        'notGraphQL',
+        send(operation(document, 'obtainToken'), { variables: {} }, {}, ''),
+      ],
+      [
+        operation(document, 'obtainToken'),
+        200,
+        'refused',
+        send(operation(document, 'obtainToken'), ex.obtainTokenWithApiKey, {}, ''),
+      ],
       [
         operation(document, 'listAllAccountImportProcesses'),
         404,
         'import_supplier_not_found',
-        request(app.baseUrl, 'GET', '/v1/data-import/all-account-import-processes/NO_SUCH_SUPPLIER/', { token: tenant.token }),
+        request(app.baseUrl, 'GET', '/v1/data-import/all-account-import-processes/NO_SUCH_SUPPLIER/', {
+          token: tenant.token,
+        }),
       ],
     ];
     for (const [op, status, code, answer] of cases) {

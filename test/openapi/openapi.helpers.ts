@@ -14,7 +14,10 @@ export type Operation = {
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; required?: boolean; schema: object; example?: unknown }[];
   requestBody?: { content: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> };
-  responses: Record<string, { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: object; examples?: Record<string, { value: unknown }> }> }
+  >;
   [extension: `x-${string}`]: any;
 };
 /* eslint-enable @typescript-eslint/no-explicit-any */
@@ -67,7 +70,11 @@ export function schemaChecker(document: OpenApiDocument) {
   };
 }
 
-export function responseSchemaPointer(op: DocumentedOperation, status: number | string, mediaType = 'application/json'): string[] {
+export function responseSchemaPointer(
+  op: DocumentedOperation,
+  status: number | string,
+  mediaType = 'application/json',
+): string[] {
   return ['paths', op.path, op.method, 'responses', String(status), 'content', mediaType, 'schema'];
 }
 
@@ -81,7 +88,9 @@ export function requestExamples(op: DocumentedOperation): Record<string, unknown
 }
 
 export function successStatus(op: DocumentedOperation): number {
-  const status = Object.keys(op.operation.responses).map(Number).find((s) => s >= 200 && s < 300);
+  const status = Object.keys(op.operation.responses)
+    .map(Number)
+    .find((s) => s >= 200 && s < 300);
   if (status === undefined) throw new Error(`${op.operation.operationId} documents no success`);
   return status;
 }

@@ -22,10 +22,15 @@ function ourExamples(endpoint: Endpoint) {
   const op = operationsOf(document).find((o) => o.method === method && o.path === path);
   if (!op) throw new Error(`our document lacks ${method} ${path}`);
   const values = (content: Json): unknown[] =>
-    Object.values((content?.['application/json']?.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value);
+    Object.values((content?.['application/json']?.examples ?? {}) as Record<string, { value: unknown }>).map(
+      (e) => e.value,
+    );
   return {
     request: values(op.operation.requestBody?.content),
-    responses: Object.entries(op.operation.responses).map(([status, r]) => ({ status: Number(status), values: values(r.content) })),
+    responses: Object.entries(op.operation.responses).map(([status, r]) => ({
+      status: Number(status),
+      values: values(r.content),
+    })),
   };
 }
 
@@ -35,11 +40,14 @@ describe('the published contract', () => {
     for (const d of DELIBERATE_DIFFERENCES) expect([d.what.length > 0, d.why.length > 0]).toEqual([true, true]);
   });
 
-  it.each(WRITES)("accepts its own %s request examples once adapted (so the adaptation hides nothing it checks)", (endpoint) => {
-    const { request: examples } = contract.examples(endpoint);
-    expect(examples.length).toBeGreaterThan(0);
-    for (const example of examples) expect(contract.requestErrors(endpoint, example)).toEqual([]);
-  });
+  it.each(WRITES)(
+    'accepts its own %s request examples once adapted (so the adaptation hides nothing it checks)',
+    (endpoint) => {
+      const { request: examples } = contract.examples(endpoint);
+      expect(examples.length).toBeGreaterThan(0);
+      for (const example of examples) expect(contract.requestErrors(endpoint, example)).toEqual([]);
+    },
+  );
 
   it.each(WRITES)('accepts every %s request example of our document', (endpoint) => {
     const { request: examples } = ourExamples(endpoint);
@@ -48,9 +56,12 @@ describe('the published contract', () => {
   });
 
   it.each(ALL)('accepts every %s success and 404 example of our document', (endpoint) => {
-    const checked = ourExamples(endpoint).responses.filter((r) => r.status < 300 || (r.status === 404 && endpoint === 'transferStatus'));
+    const checked = ourExamples(endpoint).responses.filter(
+      (r) => r.status < 300 || (r.status === 404 && endpoint === 'transferStatus'),
+    );
     expect(checked.flatMap((r) => r.values).length).toBeGreaterThan(0);
-    for (const { status, values } of checked) for (const value of values) expect(contract.responseErrors(endpoint, status, value)).toEqual([]);
+    for (const { status, values } of checked)
+      for (const value of values) expect(contract.responseErrors(endpoint, status, value)).toEqual([]);
   });
 });
 
@@ -62,7 +73,9 @@ describe('the running service against the published contract', () => {
   beforeAll(async () => {
     fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: 1_000 });
     app = await startTestApp({ STRIPE_API_BASE: fake.url, STRIPE_SECRET_KEY: fake.secretKey }, { workers: true });
-    tenant = await createTenant(app, { accounts: [{ external_account_number: `PENDING-${uniqueSuffix()}`, state: 'staged' }] });
+    tenant = await createTenant(app, {
+      accounts: [{ external_account_number: `PENDING-${uniqueSuffix()}`, state: 'staged' }],
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -73,13 +86,22 @@ describe('the running service against the published contract', () => {
   async function importedAccount(): Promise<string> {
     const external = `EXT-${uniqueSuffix()}`;
     await applyFile(app.db, {
-      accounts: [{ import_supplier: tenant.supplier, external_account_number: external, state: 'imported', open_statement_from: '2019-10-01' }],
+      accounts: [
+        {
+          import_supplier: tenant.supplier,
+          external_account_number: external,
+          state: 'imported',
+          open_statement_from: '2019-10-01',
+        },
+      ],
     });
     return external;
   }
 
   const send = (endpoint: Endpoint, external: string, body?: unknown) => {
-    const path = ENDPOINTS[endpoint].path.replace('{import_supplier_code}', tenant.supplier).replace('{external_account_number}', external);
+    const path = ENDPOINTS[endpoint].path
+      .replace('{import_supplier_code}', tenant.supplier)
+      .replace('{external_account_number}', external);
     const headers = { 'idempotency-key': `contract-${uniqueSuffix()}` };
     return request(app.baseUrl, ENDPOINTS[endpoint].method.toUpperCase(), path, { token: tenant.token, body, headers });
   };
@@ -90,7 +112,8 @@ describe('the running service against the published contract', () => {
     const body: Json = { ...(example as object), import_supplier: tenant.supplier, external_account_number: external };
     if (endpoint === 'paymentInstruction') {
       // A deliberate difference: a STRIPE reference is a PaymentMethod id.
-      if (!/^pm_[A-Za-z0-9]+$/.test(String(body.reference))) body.reference = `pm_${String(body.reference).replace(/[^A-Za-z0-9]/g, '')}`;
+      if (!/^pm_[A-Za-z0-9]+$/.test(String(body.reference)))
+        body.reference = `pm_${String(body.reference).replace(/[^A-Za-z0-9]/g, '')}`;
       fake.addCard({ id: body.reference as string });
     }
     return { external, body };
@@ -108,7 +131,10 @@ describe('the running service against the published contract', () => {
   it("answers a refused transaction in the contract's 400 schema, added_transaction_id as an integer", async () => {
     const [example] = contract.examples('transactions').request as Json[];
     const { external, body } = await asOurs('transactions', example);
-    const refused = await send('transactions', external, { ...body, transactions: [{ ...body.transactions[0], amount: 'ten' }] });
+    const refused = await send('transactions', external, {
+      ...body,
+      transactions: [{ ...body.transactions[0], amount: 'ten' }],
+    });
     expect(refused.status).toBe(400);
     expect(contract.responseErrors('transactions', 400, refused.body)).toEqual([]);
 
@@ -118,7 +144,7 @@ describe('the running service against the published contract', () => {
     expect(contract.responseErrors('transactions', 201, added.body)).toEqual([]);
   });
 
-  it('answers the status of imported, pending and unknown accounts and every list in the contract\'s schemas', async () => {
+  it("answers the status of imported, pending and unknown accounts and every list in the contract's schemas", async () => {
     const imported = await importedAccount();
     const pending = tenant.report.accounts[0]!.external_account_number;
     for (const external of [imported, pending]) {

@@ -18,10 +18,18 @@ function referenceDir(): string {
   const candidates = [path.join(ROOT, '..', 'shared')];
   const gitFile = path.join(ROOT, '.git');
   // In a checkout `.git` is a folder; only a worktree's is a file.
-  const gitdir = existsSync(gitFile) && statSync(gitFile).isFile() ? /^gitdir: (.+)$/m.exec(readFileSync(gitFile, 'utf8'))?.[1] : undefined;
+  const gitdir =
+    existsSync(gitFile) && statSync(gitFile).isFile()
+      ? /^gitdir: (.+)$/m.exec(readFileSync(gitFile, 'utf8'))?.[1]
+      : undefined;
   if (gitdir) candidates.push(path.join(gitdir.trim(), '..', '..', '..', '..', 'shared'));
-  const found = candidates.map((c) => path.join(c, 'reference', 'raw')).find((dir) => existsSync(path.join(dir, CONTRACT_FILE)));
-  if (!found) throw new Error(`The published contract is not beside the checkout: looked for ${CONTRACT_FILE} under ${candidates.join(', ')}`);
+  const found = candidates
+    .map((c) => path.join(c, 'reference', 'raw'))
+    .find((dir) => existsSync(path.join(dir, CONTRACT_FILE)));
+  if (!found)
+    throw new Error(
+      `The published contract is not beside the checkout: looked for ${CONTRACT_FILE} under ${candidates.join(', ')}`,
+    );
   return found;
 }
 
@@ -30,10 +38,16 @@ type Json = any;
 
 /** The eight endpoints the spec keeps, by the contract's path. */
 export const ENDPOINTS = {
-  transferStatus: { method: 'get', path: '/v1/data-import/account-transfer-status/{import_supplier_code}/{external_account_number}/' },
+  transferStatus: {
+    method: 'get',
+    path: '/v1/data-import/account-transfer-status/{import_supplier_code}/{external_account_number}/',
+  },
   allProcesses: { method: 'get', path: '/v1/data-import/all-account-import-processes/{import_supplier_code}/' },
   pendingProcesses: { method: 'get', path: '/v1/data-import/pending-account-import-processes/{import_supplier_code}/' },
-  importedProcesses: { method: 'get', path: '/v1/data-import/imported-account-import-processes/{import_supplier_code}/' },
+  importedProcesses: {
+    method: 'get',
+    path: '/v1/data-import/imported-account-import-processes/{import_supplier_code}/',
+  },
   notes: { method: 'post', path: '/v1/data-import/notes/create/' },
   statements: { method: 'post', path: '/v1/data-import/historical-statements/create/' },
   transactions: { method: 'post', path: '/v1/data-import/transactions/create/' },
@@ -50,12 +64,15 @@ export const DELIBERATE_DIFFERENCES: { what: string; why: string; adapt: (doc: J
   },
   {
     what: '`import_supplier` takes any configured supplier code, not the enum of the eight Origin codes',
-    why: 'Import suppliers are created by the platform team (`admin apply`); the enum lists one tenant\'s.',
-    adapt: (doc) => eachSchema(doc, (s) => { if (s.properties?.import_supplier?.enum) delete s.properties.import_supplier.enum; }),
+    why: "Import suppliers are created by the platform team (`admin apply`); the enum lists one tenant's.",
+    adapt: (doc) =>
+      eachSchema(doc, (s) => {
+        if (s.properties?.import_supplier?.enum) delete s.properties.import_supplier.enum;
+      }),
   },
   {
     what: 'Decimal fields accept a JSON number as well as the decimal string the schema names',
-    why: "The contract's own example payloads send numbers (`\"amount\": 10.0`) for these string fields, and the spec accepts both.",
+    why: 'The contract\'s own example payloads send numbers (`"amount": 10.0`) for these string fields, and the spec accepts both.',
     adapt: (doc) =>
       eachSchema(doc, (s) => {
         if (s.type === 'string' && s.format === 'decimal') {
@@ -75,7 +92,7 @@ export const DELIBERATE_DIFFERENCES: { what: string; why: string; adapt: (doc: J
   },
   {
     what: 'The payment-instruction 201 is `{platform_account_number, reference}`: no `account_number`, and `reference` up to 512 characters',
-    why: 'The spec fixes this body; `reference` is the request\'s own (1–512 characters, the deprecated `instruction_reference` ≤ 128).',
+    why: "The spec fixes this body; `reference` is the request's own (1–512 characters, the deprecated `instruction_reference` ≤ 128).",
     adapt: (doc) => {
       const s = doc.components.schemas.CreatePaymentInstructionResponse;
       s.required = s.required.filter((r: string) => r !== 'account_number');
@@ -83,7 +100,7 @@ export const DELIBERATE_DIFFERENCES: { what: string; why: string; adapt: (doc: J
     },
   },
   {
-    what: 'A line item\'s `params` is optional',
+    what: "A line item's `params` is optional",
     why: "The Origin line item lists it as required, yet the contract's own SUPPLY_CHARGE example omits it (README: Transactions).",
     adapt: (doc) =>
       eachSchema(doc, (s) => {
@@ -94,14 +111,14 @@ export const DELIBERATE_DIFFERENCES: { what: string; why: string; adapt: (doc: J
   },
   {
     what: 'The notes 201 is an array of note results',
-    why: "The spec says so, and so does the contract's own 201 example and description (\"a list of the posted notes\"); its schema names one object.",
+    why: 'The spec says so, and so does the contract\'s own 201 example and description ("a list of the posted notes"); its schema names one object.',
     adapt: (doc) => {
       const content = doc.paths[ENDPOINTS.notes.path].post.responses['201'].content['application/json'];
       content.schema = { type: 'array', items: content.schema };
     },
   },
   {
-    what: 'Payment-instruction `vendor` is a vendor this service has an adapter for (`STRIPE`), not Origin\'s `WESTPAC`',
+    what: "Payment-instruction `vendor` is a vendor this service has an adapter for (`STRIPE`), not Origin's `WESTPAC`",
     why: "The contract's own example sends `STRIPE`; a vendor without an adapter is refused with `invalid_choice` (README).",
     adapt: (doc) => {
       doc.components.schemas.LegacyPaymentInstruction.properties.vendor.enum = ['STRIPE'];
@@ -118,7 +135,7 @@ export const DELIBERATE_DIFFERENCES: { what: string; why: string; adapt: (doc: J
   {
     what:
       "The 400 of notes, statements and a broken transactions envelope is the spec's `{detail, code, errors}`, not DRF's " +
-      "`non_field_errors`; a payment-instruction 400/500 is the same body, not `{error_detail, …}`",
+      '`non_field_errors`; a payment-instruction 400/500 is the same body, not `{error_detail, …}`',
     why: "The spec's Errors section defines every validation body; those contract schemas are not checked (a refused transaction's `TRANSACTION_IMPORT_ERROR` is).",
     adapt: () => undefined,
   },
@@ -193,14 +210,21 @@ export function loadPublishedContract(): PublishedContract {
   ajv.addSchema({ ...doc, $id: 'contract.json' });
   const operation = (endpoint: Endpoint): Json => doc.paths[ENDPOINTS[endpoint].path][ENDPOINTS[endpoint].method];
   const errorsAt = (pointer: string[], value: unknown): string[] => {
-    const validate = ajv.compile({ $ref: `contract.json#/${pointer.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` });
-    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    const validate = ajv.compile({
+      $ref: `contract.json#/${pointer.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`,
+    });
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
   };
-  const examplesOf = (content: Json): unknown[] => Object.values(content?.['application/json']?.examples ?? {}).map((e: Json) => e.value);
+  const examplesOf = (content: Json): unknown[] =>
+    Object.values(content?.['application/json']?.examples ?? {}).map((e: Json) => e.value);
   return {
     examples(endpoint) {
       const op = operation(endpoint);
-      const responses = Object.fromEntries(Object.entries(op.responses).map(([status, r]: [string, Json]) => [status, examplesOf(r.content)]));
+      const responses = Object.fromEntries(
+        Object.entries(op.responses).map(([status, r]: [string, Json]) => [status, examplesOf(r.content)]),
+      );
       return { request: examplesOf(op.requestBody?.content), responses };
     },
     requestErrors(endpoint, body) {

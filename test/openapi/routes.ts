@@ -30,7 +30,10 @@ function walk(stack: Layer[], prefix: string): RegisteredRoute[] {
 }
 
 export function registeredRoutes(app: Express | Router): RegisteredRoute[] {
-  const stack = 'router' in app && app.router ? (app.router as unknown as { stack: Layer[] }).stack : (app as unknown as { stack: Layer[] }).stack;
+  const stack =
+    'router' in app && app.router
+      ? (app.router as unknown as { stack: Layer[] }).stack
+      : (app as unknown as { stack: Layer[] }).stack;
   return walk(stack, '');
 }
 

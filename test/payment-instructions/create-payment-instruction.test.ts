@@ -47,7 +47,14 @@ describe('POST payment-instruction/create', () => {
       livemode: false,
     });
     expect(vendorCalls(world.fake, method.id)).toEqual([
-      { method: 'GET', path: `/v1/payment_methods/${method.id}`, mode: 'healthy', status: 200, startedAt: expect.any(Number), answeredAt: expect.any(Number) },
+      {
+        method: 'GET',
+        path: `/v1/payment_methods/${method.id}`,
+        mode: 'healthy',
+        status: 200,
+        startedAt: expect.any(Number),
+        answeredAt: expect.any(Number),
+      },
     ]);
   });
 
@@ -64,7 +71,10 @@ describe('POST payment-instruction/create', () => {
     });
 
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ platform_account_number: account.platformAccountNumber, reference: 'pm_1QxExampleCardReference' });
+    expect(res.body).toEqual({
+      platform_account_number: account.platformAccountNumber,
+      reference: 'pm_1QxExampleCardReference',
+    });
   });
 
   it.each([
@@ -76,18 +86,21 @@ describe('POST payment-instruction/create', () => {
     ['a Stripe test token with underscores', 'pm_card_visa', 'reference'],
     ['an over-long id', `pm_${'a'.repeat(253)}`, 'reference'],
     ['a card number in the deprecated alias', '4000056655665556', 'instruction_reference'],
-  ])('refuses %s with 400 invalid_vendor_reference, without asking Stripe or echoing it', async (_what, reference, attr) => {
-    const account = await importAccount(world.app, world.tenant);
-    const callsBefore = world.fake.requests.length;
+  ])(
+    'refuses %s with 400 invalid_vendor_reference, without asking Stripe or echoing it',
+    async (_what, reference, attr) => {
+      const account = await importAccount(world.app, world.tenant);
+      const callsBefore = world.fake.requests.length;
 
-    const res = await postInstruction(world, account, { ...card('unused'), reference: undefined, [attr]: reference });
+      const res = await postInstruction(world, account, { ...card('unused'), reference: undefined, [attr]: reference });
 
-    expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ attr, code: 'invalid_vendor_reference', detail: expect.any(String) }]);
-    expect(JSON.stringify(res.body)).not.toContain(reference);
-    expect(world.fake.requests.length).toBe(callsBefore);
-    expect(await storedInstructions(world.app, account.id)).toEqual([]);
-  });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ attr, code: 'invalid_vendor_reference', detail: expect.any(String) }]);
+      expect(JSON.stringify(res.body)).not.toContain(reference);
+      expect(world.fake.requests.length).toBe(callsBefore);
+      expect(await storedInstructions(world.app, account.id)).toEqual([]);
+    },
+  );
 
   it('answers 400 when Stripe has no such PaymentMethod, stores nothing, asks once and keeps the breaker closed', async () => {
     const account = await importAccount(world.app, world.tenant);
@@ -106,9 +119,27 @@ describe('POST payment-instruction/create', () => {
   });
 
   it.each([
-    ['is not a card', { type: 'sepa_debit', card: undefined, sepa_debit: { last4: '3000' } }, 'payment_method_not_a_card'],
+    [
+      'is not a card',
+      { type: 'sepa_debit', card: undefined, sepa_debit: { last4: '3000' } },
+      'payment_method_not_a_card',
+    ],
     ['is detached from any customer', { customer: null }, 'payment_method_not_attached'],
-    ['has expired', { card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2020, fingerprint: 'f', funding: 'debit', country: 'GB' } }, 'payment_method_card_expired'],
+    [
+      'has expired',
+      {
+        card: {
+          brand: 'visa',
+          last4: '4242',
+          exp_month: 1,
+          exp_year: 2020,
+          fingerprint: 'f',
+          funding: 'debit',
+          country: 'GB',
+        },
+      },
+      'payment_method_card_expired',
+    ],
   ])('answers 400 when the PaymentMethod %s', async (_what, overrides, code) => {
     const account = await importAccount(world.app, world.tenant);
     const method = world.fake.addCard(overrides);
@@ -146,7 +177,9 @@ describe('POST payment-instruction/create', () => {
     expect(res.body).toEqual({
       detail: expect.any(String),
       code: 'account_already_has_active_instruction',
-      errors: [{ attr: 'non_field_errors', code: 'account_already_has_active_instruction', detail: expect.any(String) }],
+      errors: [
+        { attr: 'non_field_errors', code: 'account_already_has_active_instruction', detail: expect.any(String) },
+      ],
     });
     expect((await storedInstructions(world.app, account.id)).map((i) => i.reference)).toEqual([active.id]);
     expect(vendorCalls(world.fake, other.id)).toEqual([]);
@@ -157,7 +190,10 @@ describe('POST payment-instruction/create', () => {
     const a = world.fake.addCard();
     const b = world.fake.addCard();
 
-    const answers = await Promise.all([postInstruction(world, account, card(a.id)), postInstruction(world, account, card(b.id))]);
+    const answers = await Promise.all([
+      postInstruction(world, account, card(a.id)),
+      postInstruction(world, account, card(b.id)),
+    ]);
 
     expect(answers.map((r) => r.status).sort()).toEqual([201, 400]);
     expect(answers.find((r) => r.status === 400)!.body.code).toBe('account_already_has_active_instruction');
@@ -182,7 +218,9 @@ describe('POST payment-instruction/create', () => {
     expect(reused.body.code).toBe('idempotency_key_reused');
     expect(vendorCalls(world.fake, method.id)).toHaveLength(1);
     expect(await storedInstructions(world.app, account.id)).toHaveLength(1);
-    const results = await world.app.db.prisma.requestResult.findMany({ where: { idempotencyKey: headers['idempotency-key'] } });
+    const results = await world.app.db.prisma.requestResult.findMany({
+      where: { idempotencyKey: headers['idempotency-key'] },
+    });
     expect(results.map((r) => r.httpStatus)).toEqual([201]);
   });
 
@@ -201,18 +239,37 @@ describe('POST payment-instruction/create', () => {
     expect(res.status).toBe(201);
     expect(res.body.reference).toBe(method.id);
     const [stored] = await storedInstructions(world.app, account.id);
-    expect(stored).toMatchObject({ reference: method.id, useForScheduledPayments: true, validFrom: new Date('2026-03-01T00:00:00Z') });
+    expect(stored).toMatchObject({
+      reference: method.id,
+      useForScheduledPayments: true,
+      validFrom: new Date('2026-03-01T00:00:00Z'),
+    });
   });
 
   describe('refused before anything is queued', () => {
     it.each([
       ['a vendor without an adapter', { vendor: 'WESTPAC', type: 'CARD', reference: 'x' }, 'vendor', 'invalid_choice'],
-      ['a type the vendor does not support', { vendor: 'STRIPE', type: 'DIRECT_DEBIT', reference: 'x' }, 'type', 'invalid_choice'],
+      [
+        'a type the vendor does not support',
+        { vendor: 'STRIPE', type: 'DIRECT_DEBIT', reference: 'x' },
+        'type',
+        'invalid_choice',
+      ],
       ['a type outside the contract', { vendor: 'STRIPE', type: 'CHEQUE', reference: 'x' }, 'type', 'invalid_choice'],
       ['a reference over 512 characters', card('p'.repeat(513)), 'reference', 'max_length'],
       ['no reference at all', { vendor: 'STRIPE', type: 'CARD' }, 'reference', 'required'],
-      ['both reference and instruction_reference', { ...card('a'), instruction_reference: 'b' }, 'instruction_reference', 'mutually_exclusive_field_required'],
-      ['a ledger code (this service has no ledgers)', { ...card('a'), ledger_code: 'MAIN' }, 'ledger_code', 'ledger_code_does_not_exist'],
+      [
+        'both reference and instruction_reference',
+        { ...card('a'), instruction_reference: 'b' },
+        'instruction_reference',
+        'mutually_exclusive_field_required',
+      ],
+      [
+        'a ledger code (this service has no ledgers)',
+        { ...card('a'), ledger_code: 'MAIN' },
+        'ledger_code',
+        'ledger_code_does_not_exist',
+      ],
       ['a malformed valid_from', { ...card('a'), valid_from: '2026-02-30' }, 'valid_from', 'invalid'],
       ['no vendor', { type: 'CARD', reference: 'x' }, 'vendor', 'required'],
     ])('answers 400 for %s', async (_what, fields, attr, code) => {
@@ -231,7 +288,9 @@ describe('POST payment-instruction/create', () => {
 
     it('answers 404 account_not_found for a staged account and for an unknown one', async () => {
       const staged = `STAGED-${Date.now()}`;
-      const tenant = await createTenant(world.app, { accounts: [{ external_account_number: staged, state: 'staged' }] });
+      const tenant = await createTenant(world.app, {
+        accounts: [{ external_account_number: staged, state: 'staged' }],
+      });
       for (const number of [staged, 'NO-SUCH-ACCOUNT']) {
         const res = await request(world.app.baseUrl, 'POST', INSTRUCTIONS_PATH, {
           token: tenant.token,
@@ -243,7 +302,10 @@ describe('POST payment-instruction/create', () => {
     });
 
     it('answers 400 import_supplier_migration_not_ongoing for a paused supplier', async () => {
-      const tenant = await createTenant(world.app, { status: 'Paused', accounts: [{ external_account_number: 'EXT-1', state: 'imported' }] });
+      const tenant = await createTenant(world.app, {
+        status: 'Paused',
+        accounts: [{ external_account_number: 'EXT-1', state: 'imported' }],
+      });
       const calls = world.fake.requests.length;
 
       const res = await request(world.app.baseUrl, 'POST', INSTRUCTIONS_PATH, {

@@ -19,7 +19,10 @@ export async function startInstructionsWorld(
   resultWaitMs: number,
   opts: { overrides?: Record<string, string>; slowMs?: number } = {},
 ): Promise<InstructionsWorld> {
-  const fake = await startFakeStripe({ secretKey: `sk_test_${uniqueSuffix()}`, slowMs: opts.slowMs ?? VENDOR_TIMEOUT_MS * 3 });
+  const fake = await startFakeStripe({
+    secretKey: `sk_test_${uniqueSuffix()}`,
+    slowMs: opts.slowMs ?? VENDOR_TIMEOUT_MS * 3,
+  });
   const app = await startTestApp(
     {
       STRIPE_API_BASE: fake.url,
@@ -49,7 +52,11 @@ export interface ImportedAccount {
 }
 
 /** A new imported account under the tenant's supplier, so each test starts with no instruction. */
-export async function importAccount(app: TestApp, tenant: Tenant, number = `EXT-${uniqueSuffix()}`): Promise<ImportedAccount> {
+export async function importAccount(
+  app: TestApp,
+  tenant: Tenant,
+  number = `EXT-${uniqueSuffix()}`,
+): Promise<ImportedAccount> {
   const report = await applyFile(app.db, {
     accounts: [{ import_supplier: tenant.supplier, external_account_number: number, state: 'imported' }],
   });

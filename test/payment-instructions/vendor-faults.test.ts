@@ -63,7 +63,10 @@ describe('payment-instruction/create when the vendor fails', () => {
     const res = await postInstruction(world, account, card(method.id));
 
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ detail: expect.stringMatching(/retry the request as it is/i), code: 'vendor_unavailable' });
+    expect(res.body).toEqual({
+      detail: expect.stringMatching(/retry the request as it is/i),
+      code: 'vendor_unavailable',
+    });
     expect(Date.now() - started).toBeLessThan(RESULT_WAIT_MS);
     expect(vendorCalls(world.fake, method.id)).toHaveLength(6);
     expect(await storedInstructions(world.app, account.id)).toEqual([]);
@@ -116,7 +119,9 @@ describe('payment-instruction/create when the vendor fails', () => {
     });
     try {
       const jobs = await queue.getJobs(['completed']);
-      return new Map(jobs.filter((j) => accountIds.includes(j.data.accountId)).map((j) => [j.data.accountId, j.attemptsMade]));
+      return new Map(
+        jobs.filter((j) => accountIds.includes(j.data.accountId)).map((j) => [j.data.accountId, j.attemptsMade]),
+      );
     } finally {
       await queue.close();
     }

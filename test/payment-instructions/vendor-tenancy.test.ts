@@ -6,7 +6,15 @@ import { resetVendorBreakers } from '../../shared/payment-instructions/vendors/v
 import { createTenant } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 import { REFUSAL_WITH_CARD_DETAILS } from '../helpers/fake-stripe';
-import { card, importAccount, postInstruction, startInstructionsWorld, storedInstructions, vendorCalls, type InstructionsWorld } from './payment-instructions.fixture';
+import {
+  card,
+  importAccount,
+  postInstruction,
+  startInstructionsWorld,
+  storedInstructions,
+  vendorCalls,
+  type InstructionsWorld,
+} from './payment-instructions.fixture';
 
 describe('payment instructions and the shared vendor account', () => {
   let world: InstructionsWorld;
@@ -14,7 +22,10 @@ describe('payment instructions and the shared vendor account', () => {
   beforeAll(async () => {
     resetVendorBreakers();
     // Slow answers well inside the vendor time-out, so calls in flight overlap long enough to observe.
-    world = await startInstructionsWorld(15_000, { overrides: { VENDOR_TIMEOUT_MS: '3000', VENDOR_CALLS_PER_ORGANISATION: '1' }, slowMs: 400 });
+    world = await startInstructionsWorld(15_000, {
+      overrides: { VENDOR_TIMEOUT_MS: '3000', VENDOR_CALLS_PER_ORGANISATION: '1' },
+      slowMs: 400,
+    });
   });
   afterAll(async () => {
     await world.close();
@@ -24,9 +35,18 @@ describe('payment instructions and the shared vendor account', () => {
   async function accountOfCustomer(stripeCustomer: string) {
     const number = `EXT-${uniqueSuffix()}`;
     const report = await applyFile(world.app.db, {
-      accounts: [{ import_supplier: world.tenant.supplier, external_account_number: number, state: 'imported', stripe_customer: stripeCustomer }],
+      accounts: [
+        {
+          import_supplier: world.tenant.supplier,
+          external_account_number: number,
+          state: 'imported',
+          stripe_customer: stripeCustomer,
+        },
+      ],
     });
-    const account = await world.app.db.prisma.account.findUniqueOrThrow({ where: { platformAccountNumber: report.accounts[0]!.platform_account_number! } });
+    const account = await world.app.db.prisma.account.findUniqueOrThrow({
+      where: { platformAccountNumber: report.accounts[0]!.platform_account_number! },
+    });
     return { number, id: account.id, platformAccountNumber: account.platformAccountNumber };
   }
 
@@ -37,7 +57,9 @@ describe('payment instructions and the shared vendor account', () => {
     const res = await postInstruction(world, account, card(foreign.id));
 
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ attr: 'reference', code: 'payment_method_customer_mismatch', detail: expect.any(String) }]);
+    expect(res.body.errors).toEqual([
+      { attr: 'reference', code: 'payment_method_customer_mismatch', detail: expect.any(String) },
+    ]);
     expect(JSON.stringify(res.body)).not.toMatch(/cus_/);
     expect(await storedInstructions(world.app, account.id)).toEqual([]);
 
@@ -47,7 +69,9 @@ describe('payment instructions and the shared vendor account', () => {
 
   it('accepts a PaymentMethod of any customer when the account has none recorded', async () => {
     const account = await importAccount(world.app, world.tenant);
-    expect((await postInstruction(world, account, card(world.fake.addCard({ customer: 'cus_Anyone789' }).id))).status).toBe(201);
+    expect(
+      (await postInstruction(world, account, card(world.fake.addCard({ customer: 'cus_Anyone789' }).id))).status,
+    ).toBe(201);
   });
 
   it("does not pass on Stripe's description of a card, nor an expiry date the caller did not send", async () => {
@@ -60,7 +84,17 @@ describe('payment instructions and the shared vendor account', () => {
     expect(vendorCalls(world.fake, method.id).map((r) => r.status)).toEqual([400]);
 
     const expiredAccount = await importAccount(world.app, world.tenant);
-    const expired = world.fake.addCard({ card: { brand: 'visa', last4: '4242', exp_month: 3, exp_year: 2021, fingerprint: 'f', funding: 'debit', country: 'GB' } });
+    const expired = world.fake.addCard({
+      card: {
+        brand: 'visa',
+        last4: '4242',
+        exp_month: 3,
+        exp_year: 2021,
+        fingerprint: 'f',
+        funding: 'debit',
+        country: 'GB',
+      },
+    });
     const res = await postInstruction(world, expiredAccount, card(expired.id));
     expect([res.status, res.body.code]).toEqual([400, 'payment_method_card_expired']);
     expect(JSON.stringify(res.body)).not.toMatch(/2021|4242|visa/);
@@ -84,12 +118,14 @@ describe('payment instructions and the shared vendor account', () => {
       world.fake.setMode('healthy');
     }
 
-    const intervals = (ids: string[]) => ids.flatMap((id) => vendorCalls(world.fake, id)).map((r) => [r.startedAt, r.answeredAt] as const);
+    const intervals = (ids: string[]) =>
+      ids.flatMap((id) => vendorCalls(world.fake, id)).map((r) => [r.startedAt, r.answeredAt] as const);
     const overlap = ([s1, e1]: readonly [number, number], [s2, e2]: readonly [number, number]) => s1 < e2 && s2 < e1;
     const burstCalls = intervals(burstMethods.map((m) => m.id));
     expect(burstCalls).toHaveLength(3);
     // The share is one call at a time: no two of the burst's calls were at Stripe together…
-    for (const [i, a] of burstCalls.entries()) for (const b of burstCalls.slice(i + 1)) expect(overlap(a, b)).toBe(false);
+    for (const [i, a] of burstCalls.entries())
+      for (const b of burstCalls.slice(i + 1)) expect(overlap(a, b)).toBe(false);
     // …while the other organisation's call did not wait for the burst to finish.
     const [otherCall] = intervals([otherMethod.id]);
     const burstEnd = Math.max(...burstCalls.map(([, end]) => end));

@@ -9,7 +9,14 @@ const ROOT = path.join(__dirname, '../..');
 function startApiProcess(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: testDatabaseUrl, PORT: '0', HOST: '127.0.0.1', QUEUE_PREFIX: '{boot-test}', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: testDatabaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      QUEUE_PREFIX: '{boot-test}',
+      ...env,
+    },
   });
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
@@ -22,7 +29,9 @@ describe('starting the API process', () => {
   it('refuses to start in production without its secrets, saying which and how to make them', async () => {
     const api = startApiProcess({ NODE_ENV: 'production' });
     expect(await api.exited).toBe(1);
-    expect(api.output.stderr).toMatch(/TOKEN_SECRET is required outside development: make one with `openssl rand -base64 48`/);
+    expect(api.output.stderr).toMatch(
+      /TOKEN_SECRET is required outside development: make one with `openssl rand -base64 48`/,
+    );
     expect(api.output.stderr).toMatch(/SESSION_SECRET is required/);
   });
 

@@ -20,11 +20,19 @@ describe('scale configuration', () => {
     ['an empty entry', 'redis-a:7000,,redis-b:7000'],
     ['more than 64 nodes', Array.from({ length: 65 }, (_, i) => `n${i}:7000`).join(',')],
   ])('refuses %s in REDIS_CLUSTER_NODES', (_what, value) => {
-    expect(() => loadConfig({ REDIS_CLUSTER_NODES: value })).toThrow(/REDIS_CLUSTER_NODES: expected 1 to 64 comma-separated host:port seed nodes/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: value })).toThrow(
+      /REDIS_CLUSTER_NODES: expected 1 to 64 comma-separated host:port seed nodes/,
+    );
   });
 
   it('runs one API and one worker child by default, and refuses counts outside 1–64', () => {
-    expect(loadConfig({})).toMatchObject({ API_PROCESSES: 1, WORKER_PROCESSES: 1, TOKEN_CACHE_SIZE: 10_000, TOKEN_CACHE_SECONDS: 60, ORG_RATE_LIMIT_LEASE_MAX: 100 });
+    expect(loadConfig({})).toMatchObject({
+      API_PROCESSES: 1,
+      WORKER_PROCESSES: 1,
+      TOKEN_CACHE_SIZE: 10_000,
+      TOKEN_CACHE_SECONDS: 60,
+      ORG_RATE_LIMIT_LEASE_MAX: 100,
+    });
     expect(() => loadConfig({ API_PROCESSES: '0' })).toThrow(/API_PROCESSES/);
     expect(() => loadConfig({ WORKER_PROCESSES: '65' })).toThrow(/WORKER_PROCESSES/);
     expect(() => loadConfig({ ORG_RATE_LIMIT_LEASE_MAX: '0' })).toThrow(/ORG_RATE_LIMIT_LEASE_MAX/);

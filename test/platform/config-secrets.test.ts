@@ -46,17 +46,33 @@ describe('signing secrets outside development', () => {
   });
 
   it('refuses short and repetitive values, and a weak SESSION_SECRET_PREVIOUS', () => {
-    const weak = [randomBytes(16).toString('base64'), randomBytes(31).toString('hex'), 'a'.repeat(200), 'password'.repeat(10), 'abab'.repeat(40)];
+    const weak = [
+      randomBytes(16).toString('base64'),
+      randomBytes(31).toString('hex'),
+      'a'.repeat(200),
+      'password'.repeat(10),
+      'abab'.repeat(40),
+    ];
     for (const value of weak) {
       expect(secretProblem('SESSION_SECRET', value)).toMatch(/SESSION_SECRET has less than 32 bytes of entropy/);
     }
-    const message = configError({ NODE_ENV: 'production', TOKEN_SECRET: strong(), SESSION_SECRET: strong(), SESSION_SECRET_PREVIOUS: 'x'.repeat(40) });
+    const message = configError({
+      NODE_ENV: 'production',
+      TOKEN_SECRET: strong(),
+      SESSION_SECRET: strong(),
+      SESSION_SECRET_PREVIOUS: 'x'.repeat(40),
+    });
     expect(message).toMatch(/SESSION_SECRET_PREVIOUS has less than 32 bytes/);
   });
 
   it('accepts what the usual generators print for 32 bytes or more', () => {
     for (let i = 0; i < 200; i++) {
-      for (const value of [strong(), randomBytes(32).toString('hex'), randomBytes(32).toString('base64url'), randomBytes(32).toString('base64')]) {
+      for (const value of [
+        strong(),
+        randomBytes(32).toString('hex'),
+        randomBytes(32).toString('base64url'),
+        randomBytes(32).toString('base64'),
+      ]) {
         expect(secretProblem('TOKEN_SECRET', value)).toBeUndefined();
       }
     }
@@ -72,7 +88,12 @@ describe('signing secrets outside development', () => {
   it('lists every secret value written anywhere in the repository as published, or refuses it anyway', () => {
     const files = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
       .split('\n')
-      .filter((f) => /\.(ts|js|json|md|ya?ml|sh)$|Dockerfile|\.env/.test(f) && !f.startsWith('shared/generated/') && !f.endsWith('package-lock.json'));
+      .filter(
+        (f) =>
+          /\.(ts|js|json|md|ya?ml|sh)$|Dockerfile|\.env/.test(f) &&
+          !f.startsWith('shared/generated/') &&
+          !f.endsWith('package-lock.json'),
+      );
     // `TOKEN_SECRET: 'value'`, `TOKEN_SECRET=value`, and compose fallbacks `${TOKEN_SECRET:-value}`.
     const assignment = /(?:TOKEN_SECRET|SESSION_SECRET(?:_PREVIOUS)?)(?::-|['"]?\s*[:=]\s*)['"`]?([^'"`\s,;})]{8,})/g;
     const found: string[] = [];
@@ -88,7 +109,10 @@ describe('signing secrets outside development', () => {
     expect(found).toContain('test-secret-that-is-long-enough-for-hs256-keys');
     for (const value of found) {
       const listed = PUBLISHED_SECRETS.includes(value);
-      expect({ value, refused: listed || secretProblem('TOKEN_SECRET', value) !== undefined }).toEqual({ value, refused: true });
+      expect({ value, refused: listed || secretProblem('TOKEN_SECRET', value) !== undefined }).toEqual({
+        value,
+        refused: true,
+      });
     }
   });
 });

@@ -41,7 +41,10 @@ describe('docker-compose.yml', () => {
   it('passes every secret the service needs, required with ${VAR:?…}, and runs as production', () => {
     const env = services.api!.environment!;
     for (const name of ['TOKEN_SECRET', 'SESSION_SECRET', 'METRICS_TOKEN', 'STRIPE_SECRET_KEY']) {
-      expect({ name, value: env[name] }).toEqual({ name, value: expect.stringMatching(new RegExp(`^\\$\\{${name}:\\?.+\\}$`)) });
+      expect({ name, value: env[name] }).toEqual({
+        name,
+        value: expect.stringMatching(new RegExp(`^\\$\\{${name}:\\?.+\\}$`)),
+      });
     }
     expect(env.NODE_ENV).toBe('production');
     expect(services.worker!.environment).toEqual(env);
@@ -49,7 +52,8 @@ describe('docker-compose.yml', () => {
 
   it('names only variables the service knows', () => {
     const known = new Set(Object.keys(ConfigSchema.shape));
-    for (const name of Object.keys(services.api!.environment!)) expect({ name, known: known.has(name) }).toEqual({ name, known: true });
+    for (const name of Object.keys(services.api!.environment!))
+      expect({ name, known: known.has(name) }).toEqual({ name, known: true });
   });
 });
 
@@ -60,13 +64,17 @@ describe('Dockerfile', () => {
   it('runs the last stage as an unprivileged user, in production mode, with a health check', () => {
     expect(runtime).toMatch(/^USER node$/m);
     expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);
-    expect(runtime).toMatch(/^HEALTHCHECK .*\n?.*CMD \["node", "dist\/scripts\/healthcheck\.js", "8000", "\/healthz"\]/m);
+    expect(runtime).toMatch(
+      /^HEALTHCHECK .*\n?.*CMD \["node", "dist\/scripts\/healthcheck\.js", "8000", "\/healthz"\]/m,
+    );
     expect(runtime.indexOf('USER node')).toBeLessThan(runtime.indexOf('CMD ["node", "dist/api/main.js"]'));
   });
 
   it('keeps the Prisma CLI, tsx and TypeScript out of the runtime node_modules', () => {
     expect(dockerfile).toMatch(/npm prune --omit=dev --omit=optional/);
-    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; devOptional?: boolean }> };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+    };
     // --omit=dev alone keeps devOptional packages (prisma and typescript are optional peers of
     // @prisma/client); omitting optional ones too drops them.
     for (const pkg of ['prisma', 'tsx', 'typescript']) {

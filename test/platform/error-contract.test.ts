@@ -26,7 +26,10 @@ describe('error contract', () => {
   });
 
   it('answers 415 unsupported_media_type to a POST body sent as text/plain', async () => {
-    const res = await post({ rawBody: JSON.stringify({ import_supplier: tenant.supplier }), headers: { 'content-type': 'text/plain' } });
+    const res = await post({
+      rawBody: JSON.stringify({ import_supplier: tenant.supplier }),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(415);
     expect(res.body).toEqual({ detail: expect.any(String), code: 'unsupported_media_type' });
   });
@@ -103,7 +106,10 @@ describe('error contract', () => {
       const res = await obtainToken(broken.baseUrl, { APIKey: `dik_${'k'.repeat(40)}` });
       expect(res.status).toBe(200);
       expect(res.body.errors).toEqual([
-        expect.objectContaining({ message: 'Internal error.', extensions: expect.objectContaining({ code: 'server_error' }) }),
+        expect.objectContaining({
+          message: 'Internal error.',
+          extensions: expect.objectContaining({ code: 'server_error' }),
+        }),
       ]);
       expect(JSON.stringify(res.body)).not.toMatch(new RegExp(`${missingDatabase}|prisma|postgres`, 'i'));
     });

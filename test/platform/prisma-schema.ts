@@ -44,7 +44,11 @@ export interface PrismaSchema {
   enums: Map<string, string[]>;
 }
 
-const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const attr = (attrs: string, name: string) => new RegExp(`@${name}\\(((?:[^()]|\\([^()]*\\))*)\\)`).exec(attrs)?.[1];
 
 export function readPrismaSchema(file = path.join(__dirname, '../../prisma/schema.prisma')): PrismaSchema {
@@ -52,7 +56,13 @@ export function readPrismaSchema(file = path.join(__dirname, '../../prisma/schem
   const enums = new Map<string, string[]>();
   // A block ends at the first line that is just "}" (a `@default("{}")` inside must not end it).
   for (const m of text.matchAll(/^enum (\w+) \{\n([\s\S]*?)^\}/gm)) {
-    enums.set(m[1]!, m[2]!.split('\n').map((l) => l.replace(/\/\/.*/, '').trim()).filter(Boolean));
+    enums.set(
+      m[1]!,
+      m[2]!
+        .split('\n')
+        .map((l) => l.replace(/\/\/.*/, '').trim())
+        .filter(Boolean),
+    );
   }
   const blocks = [...text.matchAll(/^model (\w+) \{\n([\s\S]*?)^\}/gm)].map((m) => ({ name: m[1]!, body: m[2]! }));
   const modelNames = new Set(blocks.map((b) => b.name));
@@ -77,7 +87,13 @@ function parseModel(name: string, body: string, modelNames: Set<string>, enums: 
     }
     const m = /^(\w+)\s+(\w+)(\[\]|\?)?\s*(.*)$/.exec(line);
     if (!m) throw new Error(`schema.prisma: unreadable line in ${name}: ${line}`);
-    const [, fieldName, type, modifier, attrs = ''] = m as unknown as [string, string, string, string | undefined, string];
+    const [, fieldName, type, modifier, attrs = ''] = m as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string,
+    ];
     if (modelNames.has(type)) {
       const relation = attr(attrs, 'relation');
       const fields = /fields:\s*\[([^\]]*)\]/.exec(relation ?? '')?.[1];

@@ -30,13 +30,24 @@ describe('on a three-node Redis Cluster', () => {
     const tenant = await createTenant(app);
     const account = await importedAccount(app, tenant);
 
-    const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('cluster-1'), payment('cluster-2')]), {
-      idempotencyKey: 'cluster-run',
-    });
+    const res = await postTransactions(
+      app,
+      tenant.token,
+      envelope(tenant, account, [payment('cluster-1'), payment('cluster-2')]),
+      {
+        idempotencyKey: 'cluster-run',
+      },
+    );
 
     expect(res.status).toBe(201);
-    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ADDED_TO_ACCOUNT']);
-    const stored = await app.db.prisma.transaction.findMany({ where: { accountId: account.accountId }, select: { transactionId: true } });
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual([
+      'TRANSACTION_ADDED_TO_ACCOUNT',
+      'TRANSACTION_ADDED_TO_ACCOUNT',
+    ]);
+    const stored = await app.db.prisma.transaction.findMany({
+      where: { accountId: account.accountId },
+      select: { transactionId: true },
+    });
     expect(stored.map((t) => t.transactionId).sort()).toEqual(['cluster-1', 'cluster-2']);
     // The organisation's rate limit counted in the cluster (a failing store would let the request
     // through without the header), and the worker's heartbeat is visible to the API.
@@ -64,7 +75,10 @@ describe('on a three-node Redis Cluster', () => {
     await untilReady(redis);
     try {
       const store = new RedisSessionStore(redis, `${config.QUEUE_PREFIX}:staff-session:`, 60_000);
-      const sess = { cookie: { originalMaxAge: 60_000, expires: new Date(Date.now() + 60_000) }, user: 'alice' } as unknown as SessionData;
+      const sess = {
+        cookie: { originalMaxAge: 60_000, expires: new Date(Date.now() + 60_000) },
+        user: 'alice',
+      } as unknown as SessionData;
       const get = promisify(store.get.bind(store)) as (sid: string) => Promise<SessionData | null>;
       await promisify(store.set.bind(store))('sid-1', sess);
       expect(await get('sid-1')).toMatchObject({ user: 'alice' });

@@ -35,7 +35,9 @@ function sampleValue(f: ScalarField): unknown {
     case 'Boolean':
       return f.default !== 'true';
     case 'DateTime':
-      return f.native?.name === 'Date' ? new Date(Date.UTC(2025, 0, counter)) : new Date(Date.UTC(2026, 0, 1, 0, 0, counter, 123));
+      return f.native?.name === 'Date'
+        ? new Date(Date.UTC(2025, 0, counter))
+        : new Date(Date.UTC(2026, 0, 1, 0, 0, counter, 123));
     case 'Decimal': {
       const [precision, scale] = (f.native?.args.length ? f.native.args : ['65', '30']).map(Number) as [number, number];
       const whole = '9876543210'.repeat(7).slice(0, precision - scale) || '0';
@@ -51,17 +53,28 @@ function sampleValue(f: ScalarField): unknown {
 /** Comparable form: decimals and big integers as exact strings. */
 function plain(row: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(row).map(([k, v]) => [k, Prisma.Decimal.isDecimal(v) ? v.toFixed() : typeof v === 'bigint' ? String(v) : v]),
+    Object.entries(row).map(([k, v]) => [
+      k,
+      Prisma.Decimal.isDecimal(v) ? v.toFixed() : typeof v === 'bigint' ? String(v) : v,
+    ]),
   );
 }
 
-const ON_DELETE_CODE: Record<string, string> = { Cascade: 'c', Restrict: 'r', NoAction: 'a', SetNull: 'n', SetDefault: 'd' };
+const ON_DELETE_CODE: Record<string, string> = {
+  Cascade: 'c',
+  Restrict: 'r',
+  NoAction: 'a',
+  SetNull: 'n',
+  SetDefault: 'd',
+};
 
 function expectedColumnType(f: ScalarField): Record<string, unknown> {
   if (f.isEnum) return { data_type: 'USER-DEFINED', udt_name: f.type };
   switch (f.type) {
     case 'String':
-      return { data_type: f.native?.name === 'Uuid' ? 'uuid' : f.native?.name === 'VarChar' ? 'character varying' : 'text' };
+      return {
+        data_type: f.native?.name === 'Uuid' ? 'uuid' : f.native?.name === 'VarChar' ? 'character varying' : 'text',
+      };
     case 'Int':
       return { data_type: 'integer' };
     case 'BigInt':
@@ -78,7 +91,8 @@ function expectedColumnType(f: ScalarField): Record<string, unknown> {
     }
     case 'DateTime':
       if (f.native?.name === 'Date') return { data_type: 'date' };
-      if (f.native?.name === 'Timestamptz') return { data_type: 'timestamp with time zone', datetime_precision: Number(f.native.args[0] ?? 6) };
+      if (f.native?.name === 'Timestamptz')
+        return { data_type: 'timestamp with time zone', datetime_precision: Number(f.native.args[0] ?? 6) };
       return { data_type: 'timestamp without time zone', datetime_precision: 3 };
     default:
       throw new Error(`no column type for ${f.type}`);
@@ -123,7 +137,7 @@ describe('the migrated database matches schema.prisma', () => {
     expect(tables.map((r) => r.table_name).sort()).toEqual(schema.models.map((m) => m.table).sort());
   });
 
-  it('has every enum with the schema\'s labels in order', async () => {
+  it("has every enum with the schema's labels in order", async () => {
     for (const [name, labels] of schema.enums) {
       const rows = await query<{ label: string }>(
         `SELECT e.enumlabel AS label FROM pg_enum e JOIN pg_type ty ON ty.oid = e.enumtypid WHERE ty.typname = $1 ORDER BY e.enumsortorder`,
@@ -136,7 +150,9 @@ describe('the migrated database matches schema.prisma', () => {
   describe.each(schema.models.map((m) => [m.name, m] as const))('%s', (_name, model) => {
     it('round-trips a row with every field set through Prisma Client', async () => {
       const { data, row, readBack } = await createRow(model, 'full');
-      const generated = Object.fromEntries(model.scalars.filter((f) => f.default === 'autoincrement()').map((f) => [f.name, row[f.name]]));
+      const generated = Object.fromEntries(
+        model.scalars.filter((f) => f.default === 'autoincrement()').map((f) => [f.name, row[f.name]]),
+      );
       expect(plain(readBack)).toEqual(plain({ ...data, ...generated }));
     });
 
@@ -147,15 +163,26 @@ describe('the migrated database matches schema.prisma', () => {
         const value = readBack[f.name];
         const d = f.default;
         const where = `${model.name}.${f.name}`;
-        if (f.name in data) expect({ where, value: plain(readBack)[f.name] }).toEqual({ where, value: plain(data)[f.name] });
+        if (f.name in data)
+          expect({ where, value: plain(readBack)[f.name] }).toEqual({ where, value: plain(data)[f.name] });
         else if (d === 'now()' || (d === undefined && f.updatedAt)) {
-          expect({ where, recent: value instanceof Date && Math.abs(value.getTime() - before) < 60_000 }).toEqual({ where, recent: true });
-        } else if (d === 'autoincrement()') expect({ where, type: typeof value }).toEqual({ where, type: f.type === 'BigInt' ? 'bigint' : 'number' });
+          expect({ where, recent: value instanceof Date && Math.abs(value.getTime() - before) < 60_000 }).toEqual({
+            where,
+            recent: true,
+          });
+        } else if (d === 'autoincrement()')
+          expect({ where, type: typeof value }).toEqual({ where, type: f.type === 'BigInt' ? 'bigint' : 'number' });
         else if (d === undefined) expect({ where, value }).toEqual({ where, value: null });
         else {
           const literal = d.startsWith('"') ? (JSON.parse(d) as string) : d;
           const expected =
-            f.type === 'Json' ? JSON.parse(literal) : f.type === 'Boolean' ? literal === 'true' : f.type === 'Int' ? Number(literal) : literal;
+            f.type === 'Json'
+              ? JSON.parse(literal)
+              : f.type === 'Boolean'
+                ? literal === 'true'
+                : f.type === 'Int'
+                  ? Number(literal)
+                  : literal;
           expect({ where, value }).toEqual({ where, value: expected });
         }
       }
@@ -170,7 +197,12 @@ describe('the migrated database matches schema.prisma', () => {
       expect(columns.map((c) => c.column_name).sort()).toEqual(model.scalars.map((f) => f.column).sort());
       for (const f of model.scalars) {
         const c = columns.find((col) => col.column_name === f.column)!;
-        const expected = { column: f.column, nullable: f.optional, hasDefault: f.default !== undefined, ...expectedColumnType(f) };
+        const expected = {
+          column: f.column,
+          nullable: f.optional,
+          hasDefault: f.default !== undefined,
+          ...expectedColumnType(f),
+        };
         const actual = {
           column: f.column,
           nullable: c.is_nullable === 'YES',
@@ -201,7 +233,13 @@ describe('the migrated database matches schema.prisma', () => {
       ];
       expect(plainIndexes.map(describeIndex).sort()).toEqual(expected.map(describeIndex).sort());
 
-      const foreignKeys = await query<{ ref_table: string; columns: string[]; ref_columns: string[]; on_delete: string; on_update: string }>(
+      const foreignKeys = await query<{
+        ref_table: string;
+        columns: string[];
+        ref_columns: string[];
+        on_delete: string;
+        on_update: string;
+      }>(
         `SELECT rt.relname::text AS ref_table, c.confdeltype AS on_delete, c.confupdtype AS on_update,
                 array(SELECT a.attname::text FROM unnest(c.conkey) WITH ORDINALITY k(n, o)
                         JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.o) AS columns,
@@ -224,7 +262,8 @@ describe('the migrated database matches schema.prisma', () => {
           on_update: 'c',
         };
       });
-      const byColumns = (a: { columns: string[] }, b: { columns: string[] }) => a.columns.join().localeCompare(b.columns.join());
+      const byColumns = (a: { columns: string[] }, b: { columns: string[] }) =>
+        a.columns.join().localeCompare(b.columns.join());
       expect([...foreignKeys].sort(byColumns)).toEqual(expectedKeys.sort(byColumns));
     });
   });
@@ -233,21 +272,31 @@ describe('the migrated database matches schema.prisma', () => {
     const p = t.db.prisma;
     const code = `SCHEMA_${suffix}`;
     await p.importSupplier.create({ data: { code, documentRoot: `schema/${code}` } });
-    const process_ = await p.accountImportProcess.create({ data: { supplierCode: code, externalAccountNumber: 'EXT-U' } });
+    const process_ = await p.accountImportProcess.create({
+      data: { supplierCode: code, externalAccountNumber: 'EXT-U' },
+    });
     const account = await p.account.create({ data: { processId: process_.id, platformAccountNumber: `A-U${suffix}` } });
     const day = (iso: string) => new Date(`${iso}T00:00:00Z`);
 
     await p.statementPeriod.create({ data: { accountId: account.id, startsOn: day('2026-01-01') } });
-    await expect(p.statementPeriod.create({ data: { accountId: account.id, startsOn: day('2026-02-01') } })).rejects.toMatchObject({
+    await expect(
+      p.statementPeriod.create({ data: { accountId: account.id, startsOn: day('2026-02-01') } }),
+    ).rejects.toMatchObject({
       code: 'P2002',
     });
-    await p.statementPeriod.create({ data: { accountId: account.id, startsOn: day('2025-01-01'), endsOn: day('2025-12-31'), isOpen: false } });
+    await p.statementPeriod.create({
+      data: { accountId: account.id, startsOn: day('2025-01-01'), endsOn: day('2025-12-31'), isOpen: false },
+    });
 
     await p.paymentInstruction.create({ data: { accountId: account.id, vendor: 'V', reference: 'r1', type: 'CARD' } });
-    await expect(p.paymentInstruction.create({ data: { accountId: account.id, vendor: 'V', reference: 'r2', type: 'CARD' } })).rejects.toMatchObject({
+    await expect(
+      p.paymentInstruction.create({ data: { accountId: account.id, vendor: 'V', reference: 'r2', type: 'CARD' } }),
+    ).rejects.toMatchObject({
       code: 'P2002',
     });
-    await p.paymentInstruction.create({ data: { accountId: account.id, vendor: 'V', reference: 'r3', type: 'CARD', isActive: false } });
+    await p.paymentInstruction.create({
+      data: { accountId: account.id, vendor: 'V', reference: 'r3', type: 'CARD', isActive: false },
+    });
     expect(await p.paymentInstruction.count({ where: { accountId: account.id } })).toBe(2);
   });
 });
@@ -276,11 +325,16 @@ describe('migrate()', () => {
 
   async function migrationFiles(): Promise<{ name: string; checksum: string }[]> {
     const entries = await readdir(MIGRATIONS_DIR, { withFileTypes: true });
-    const dirs = entries.filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    const dirs = entries
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
     return Promise.all(
       dirs.map(async (dir) => ({
         name: dir,
-        checksum: createHash('sha256').update(await readFile(path.join(MIGRATIONS_DIR, dir, 'migration.sql'))).digest('hex'),
+        checksum: createHash('sha256')
+          .update(await readFile(path.join(MIGRATIONS_DIR, dir, 'migration.sql')))
+          .digest('hex'),
       })),
     );
   }
@@ -294,12 +348,20 @@ describe('migrate()', () => {
     expect(first).toEqual({ applied: files.map((f) => f.name), alreadyApplied: 0 });
     expect(second).toEqual({ applied: [], alreadyApplied: files.length });
     const rows = await onDatabase(url, (c) =>
-      c.query<{ migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null; applied_steps_count: number }>(
+      c.query<{
+        migration_name: string;
+        checksum: string;
+        finished_at: Date | null;
+        rolled_back_at: Date | null;
+        applied_steps_count: number;
+      }>(
         'SELECT migration_name, checksum, finished_at, rolled_back_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
       ),
     );
     expect(rows.rows.map((r) => ({ name: r.migration_name, checksum: r.checksum }))).toEqual(files);
-    expect(rows.rows.every((r) => r.finished_at !== null && r.rolled_back_at === null && r.applied_steps_count === 1)).toBe(true);
+    expect(
+      rows.rows.every((r) => r.finished_at !== null && r.rolled_back_at === null && r.applied_steps_count === 1),
+    ).toBe(true);
   });
 
   it('lets two runners start together on a migrated database without either applying anything twice', async () => {
@@ -325,7 +387,9 @@ describe('migrate()', () => {
 
   it('refuses to run when an applied migration file was changed afterwards', async () => {
     const [first] = await migrationFiles();
-    await onDatabase(url, (c) => c.query('UPDATE _prisma_migrations SET checksum = $1 WHERE migration_name = $2', ['0'.repeat(64), first!.name]));
+    await onDatabase(url, (c) =>
+      c.query('UPDATE _prisma_migrations SET checksum = $1 WHERE migration_name = $2', ['0'.repeat(64), first!.name]),
+    );
     await expect(migrate(url)).rejects.toThrow(/changed after it was applied/);
   });
 });

@@ -68,7 +68,8 @@ function startService(port: number) {
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const started = (role: string) => lines.filter((l) => l.msg === 'child started' && l.role === role).map((l) => l.childPid!);
+  const started = (role: string) =>
+    lines.filter((l) => l.msg === 'child started' && l.role === role).map((l) => l.childPid!);
   return { child, lines, output: () => text.slice(-4000), exited, started };
 }
 
@@ -95,19 +96,31 @@ describe('npm start supervises the API and the workers', () => {
       const newApi = await until('a new API child', () => service.started('api')[1], 30_000);
       await until('the restarted API to answer', () => answers(base), 60_000, 200);
       expect(newApi).not.toBe(api);
-      expect(service.lines).toContainEqual(expect.objectContaining({ msg: 'child exited; restarting', role: 'api', childPid: api, signal: 'SIGKILL' }));
+      expect(service.lines).toContainEqual(
+        expect.objectContaining({ msg: 'child exited; restarting', role: 'api', childPid: api, signal: 'SIGKILL' }),
+      );
 
       process.kill(worker!, 'SIGKILL');
       const newWorker = await until('a new worker child', () => service.started('worker')[1], 30_000);
-      await until('the new worker to take jobs', () => (service.lines.some((l) => l.msg === 'workers running' && l.pid === newWorker) ? true : undefined), 60_000);
+      await until(
+        'the new worker to take jobs',
+        () => (service.lines.some((l) => l.msg === 'workers running' && l.pid === newWorker) ? true : undefined),
+        60_000,
+      );
 
       service.child.kill('SIGTERM');
       expect(await service.exited).toBe(0);
       expect([newApi, newWorker].filter((pid) => alive(pid))).toEqual([]);
-      expect(service.lines.filter((l) => l.msg === 'shutting down').map((l) => l.name).sort()).toEqual(['api', 'data-import', 'worker']);
+      expect(
+        service.lines
+          .filter((l) => l.msg === 'shutting down')
+          .map((l) => l.name)
+          .sort(),
+      ).toEqual(['api', 'data-import', 'worker']);
     } finally {
       if (service.child.exitCode === null) service.child.kill('SIGKILL');
-      for (const pid of [...service.started('api'), ...service.started('worker')]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of [...service.started('api'), ...service.started('worker')])
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
     }
   }, 240_000);
 });
@@ -123,13 +136,28 @@ describe('the supervisor policy', () => {
     cluster.setupPrimary({ execArgv: [], silent: true });
     const lines: LogLine[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
-    const policy = { firstDelayMs: 20, maxDelayMs: 80, stableAfterMs: 60_000, crashLoopRestarts: 4, crashLoopWindowMs: 60_000, stopTimeoutMs: 5_000 };
+    const policy = {
+      firstDelayMs: 20,
+      maxDelayMs: 80,
+      stableAfterMs: 60_000,
+      crashLoopRestarts: 4,
+      crashLoopWindowMs: 60_000,
+      stopTimeoutMs: 5_000,
+    };
     const supervisor = supervise([{ role: 'failing', exec: failing, count: 1 }], logger, policy);
     try {
       const exits = () => lines.filter((l) => l.msg === 'child exited; restarting' || l.msg === 'child crash loop');
       await until('six exits', () => (exits().length >= 6 ? true : undefined), 60_000);
-      expect(exits().slice(0, 6).map((l) => l.restartInMs)).toEqual([20, 40, 80, 80, 80, 80]);
-      expect(exits().slice(0, 6).map((l) => l.msg === 'child crash loop')).toEqual([false, false, false, true, true, true]);
+      expect(
+        exits()
+          .slice(0, 6)
+          .map((l) => l.restartInMs),
+      ).toEqual([20, 40, 80, 80, 80, 80]);
+      expect(
+        exits()
+          .slice(0, 6)
+          .map((l) => l.msg === 'child crash loop'),
+      ).toEqual([false, false, false, true, true, true]);
     } finally {
       await supervisor.stop();
     }
@@ -139,11 +167,21 @@ describe('the supervisor policy', () => {
   it('SIGKILLs a child that is still running stopTimeoutMs after its SIGTERM', async () => {
     const stubborn = path.join(dir, 'stubborn-child.js');
     // Ignores SIGTERM and tells the supervisor once it does (so the test knows the handler is in place).
-    writeFileSync(stubborn, "process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000); process.send('ready');\n");
+    writeFileSync(
+      stubborn,
+      "process.on('SIGTERM', () => undefined); setInterval(() => undefined, 1000); process.send('ready');\n",
+    );
     cluster.setupPrimary({ execArgv: [], silent: true });
     const lines: LogLine[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
-    const policy = { firstDelayMs: 20, maxDelayMs: 80, stableAfterMs: 60_000, crashLoopRestarts: 4, crashLoopWindowMs: 60_000, stopTimeoutMs: 300 };
+    const policy = {
+      firstDelayMs: 20,
+      maxDelayMs: 80,
+      stableAfterMs: 60_000,
+      crashLoopRestarts: 4,
+      crashLoopWindowMs: 60_000,
+      stopTimeoutMs: 300,
+    };
     const ready = new Promise<void>((resolve) => cluster.once('message', () => resolve()));
     const supervisor = supervise([{ role: 'stubborn', exec: stubborn, count: 1 }], logger, policy);
     await ready;

@@ -79,7 +79,9 @@ describe('a queued request whose job failed without storing an answer', () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ attr: 'Idempotency-Key', code: 'invalid_idempotency_key', detail: expect.any(String) }]);
+    expect(res.body.errors).toEqual([
+      { attr: 'Idempotency-Key', code: 'invalid_idempotency_key', detail: expect.any(String) },
+    ]);
   });
 
   it('is run again when its job completed doing nothing because the API had answered 503 queue_unavailable', async () => {
@@ -92,12 +94,21 @@ describe('a queued request whose job failed without storing an answer', () => {
     const key = `taken-${account.external}`;
     expect((await postTransactions(app, tenant.token, body, { idempotencyKey: key })).status).toBe(503);
     const [row] = (await storedResults(app, organisationOf(tenant))).filter((r) => r.idempotencyKey === key);
-    await finishIfPending(app.db.pool, row!.id, new UnavailableError('queue_unavailable', 'The work queue is unavailable.', 2, row!.id));
+    await finishIfPending(
+      app.db.pool,
+      row!.id,
+      new UnavailableError('queue_unavailable', 'The work queue is unavailable.', 2, row!.id),
+    );
 
     workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
-    const queue = new Queue(JOBS.importTransactions.queue, { connection: producerConnection(app.config), prefix: app.config.QUEUE_PREFIX });
+    const queue = new Queue(JOBS.importTransactions.queue, {
+      connection: producerConnection(app.config),
+      prefix: app.config.QUEUE_PREFIX,
+    });
     try {
-      await until('the no-op job to complete', async () => ((await (await queue.getJob(row!.id))?.getState()) === 'completed' ? true : undefined));
+      await until('the no-op job to complete', async () =>
+        (await (await queue.getJob(row!.id))?.getState()) === 'completed' ? true : undefined,
+      );
     } finally {
       await queue.close();
     }

@@ -22,7 +22,8 @@ import {
 
 const METRICS_TOKEN = 'metrics-token-for-request-answers-tests';
 
-const poll = (app: TestApp, tenant: Tenant, location: string) => request(app.baseUrl, 'GET', location, { token: tenant.token });
+const poll = (app: TestApp, tenant: Tenant, location: string) =>
+  request(app.baseUrl, 'GET', location, { token: tenant.token });
 
 describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => {
   let app: TestApp;
@@ -41,7 +42,9 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
 
   it('serves 503 while the work is queued, then the stored 201, and the work is done once (no key, check_previously_added=false)', async () => {
     const account = await importedAccount(app, tenant);
-    const body = envelope(tenant, account, [{ ...payment('polled-1'), unknown_field: 'dropped' }], { surprise: 'dropped too' });
+    const body = envelope(tenant, account, [{ ...payment('polled-1'), unknown_field: 'dropped' }], {
+      surprise: 'dropped too',
+    });
 
     const pending = await postTransactions(app, tenant.token, body, { query: 'check_previously_added=false' });
 
@@ -58,13 +61,19 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     expect(stillPending.headers.get('retry-after')).toBe('2');
 
     // The job carries the validated request (no unknown fields), its payload version, and a bounded failed-job count.
-    const queue = new Queue(JOBS.importTransactions.queue, { connection: producerConnection(app.config), prefix: app.config.QUEUE_PREFIX });
+    const queue = new Queue(JOBS.importTransactions.queue, {
+      connection: producerConnection(app.config),
+      prefix: app.config.QUEUE_PREFIX,
+    });
     try {
       const job = await queue.getJob(row!.id);
       expect(job?.data.version).toBe(JOBS.importTransactions.payload.version);
       expect(JSON.stringify(job?.data.payload)).not.toContain('dropped');
       expect(job?.data.payload.request.transactions[0]).toMatchObject({ transaction_id: 'polled-1', amount: '71.00' });
-      expect(job?.opts.removeOnFail).toEqual({ age: expect.any(Number) as unknown, count: expect.any(Number) as unknown });
+      expect(job?.opts.removeOnFail).toEqual({
+        age: expect.any(Number) as unknown,
+        count: expect.any(Number) as unknown,
+      });
     } finally {
       await queue.close();
     }
@@ -80,7 +89,11 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     const rows = await storedTransactions(app, account.accountId);
     expect(rows.map((r) => r.transactionId)).toEqual(['polled-1']);
     expect(answer.body.results).toEqual([
-      { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: payment('polled-1', { amount: '71.00' }), added_transaction_id: Number(rows[0]!.id) },
+      {
+        status: 'TRANSACTION_ADDED_TO_ACCOUNT',
+        transaction_data: payment('polled-1', { amount: '71.00' }),
+        added_transaction_id: Number(rows[0]!.id),
+      },
     ]);
     expect(await poll(app, tenant, location)).toMatchObject({ status: 201, body: answer.body });
     expect(await storedResults(app, organisationOf(tenant))).toHaveLength(1);
@@ -95,12 +108,17 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     // The answer rebuilt from the completion event's compact form is the stored one (PostgreSQL's jsonb
     // keeps its own key order, so equal as JSON rather than byte for byte).
     expect(done.body).toEqual(row!.body);
-    expect(await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`)).toMatchObject({ status: 201, body: done.body });
+    expect(await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`)).toMatchObject({
+      status: 201,
+      body: done.body,
+    });
 
     const answers = await Promise.all(
-      [`/v1/data-import/requests/${row!.id}/`, `/v1/data-import/requests/${randomUUID()}/`, `/v1/data-import/requests/${'x'.repeat(5000)}/`].map(
-        (path) => poll(app, other, path),
-      ),
+      [
+        `/v1/data-import/requests/${row!.id}/`,
+        `/v1/data-import/requests/${randomUUID()}/`,
+        `/v1/data-import/requests/${'x'.repeat(5000)}/`,
+      ].map((path) => poll(app, other, path)),
     );
     for (const res of answers) {
       expect(res.status).toBe(404);
@@ -120,16 +138,26 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
 
     expect(refused.status).toBe(400);
     const [row] = (await storedResults(app, organisationOf(tenant))).slice(-1);
-    expect(row).toMatchObject({ accountId: account.accountId, runId: 'run 2026-11-25 #1', errorCode: 'transaction_import_error', httpStatus: 400 });
+    expect(row).toMatchObject({
+      accountId: account.accountId,
+      runId: 'run 2026-11-25 #1',
+      errorCode: 'transaction_import_error',
+      httpStatus: 400,
+    });
   });
 
   it('refuses an unusable Data-Import-Run-Id with 400 invalid_run_id before anything is stored', async () => {
     const account = await importedAccount(app, tenant);
     const before = (await storedResults(app, organisationOf(tenant))).length;
     for (const runId of ['x'.repeat(65), 'tab\there', 'café']) {
-      const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('never')]), { headers: { 'data-import-run-id': runId } });
+      const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('never')]), {
+        headers: { 'data-import-run-id': runId },
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 'invalid_run_id', errors: [{ attr: 'Data-Import-Run-Id', code: 'invalid_run_id' }] });
+      expect(res.body).toMatchObject({
+        code: 'invalid_run_id',
+        errors: [{ attr: 'Data-Import-Run-Id', code: 'invalid_run_id' }],
+      });
     }
     expect(await storedResults(app, organisationOf(tenant))).toHaveLength(before);
   });
@@ -138,7 +166,10 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     const account = await importedAccount(app, tenant);
     workers ??= await startWorkers({ config: app.config, db: app.db, logger: app.logger });
     const key = `purged-${account.external}`;
-    expect((await postTransactions(app, tenant.token, envelope(tenant, account, [payment('old')]), { idempotencyKey: key })).status).toBe(201);
+    expect(
+      (await postTransactions(app, tenant.token, envelope(tenant, account, [payment('old')]), { idempotencyKey: key }))
+        .status,
+    ).toBe(201);
     const [row] = (await storedResults(app, organisationOf(tenant))).slice(-1);
 
     expect(await purgeExpiredAnswers(app.db, new Date())).toBe(0);
@@ -147,12 +178,18 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     const purged = await findResult(app.db.pool, row!.id);
     expect(purged).toMatchObject({ bodyHash: row!.bodyHash, httpStatus: 201, body: null });
     expect((await app.db.prisma.requestResult.findUniqueOrThrow({ where: { id: row!.id } })).idempotencyKey).toBe(key);
-    expect(await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`)).toMatchObject({ status: 404, body: { code: 'request_not_found' } });
+    expect(await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`)).toMatchObject({
+      status: 404,
+      body: { code: 'request_not_found' },
+    });
   });
 
   it('schedules the purge as a BullMQ job scheduler when workers start', async () => {
     workers ??= await startWorkers({ config: app.config, db: app.db, logger: app.logger });
-    const queue = new Queue(MAINTENANCE.queue, { connection: producerConnection(app.config), prefix: app.config.QUEUE_PREFIX });
+    const queue = new Queue(MAINTENANCE.queue, {
+      connection: producerConnection(app.config),
+      prefix: app.config.QUEUE_PREFIX,
+    });
     try {
       const scheduler = await queue.getJobScheduler(MAINTENANCE.purgeRequestResults.schedulerId);
       expect(scheduler).toMatchObject({ every: MAINTENANCE.purgeRequestResults.everyMs });
@@ -192,9 +229,13 @@ describe('a queued request whose queue refuses the job', () => {
     expect(polled).toMatchObject({ status: 503, body: refused.body });
     expect(await storedTransactions(app, account.accountId)).toEqual([]);
 
-    const metrics = await request(app.baseUrl, 'GET', '/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const metrics = await request(app.baseUrl, 'GET', '/metrics', {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     // (The route label of an error thrown in a route has no mount path: the existing routeLabel's limit.)
-    expect(metrics.body).toMatch(/http_refusals_total\{route="[a-z/-]*\/transactions\/create\/",code="queue_unavailable"\} 1/);
+    expect(metrics.body).toMatch(
+      /http_refusals_total\{route="[a-z/-]*\/transactions\/create\/",code="queue_unavailable"\} 1/,
+    );
   });
 
   it('never replaces an answer that is already stored', async () => {

@@ -7,27 +7,33 @@ async function sessionCookieOver(app: StaffTestApp, headers: Record<string, stri
   const user = await createStaff(app, 'operator');
   const client = new StaffClient(app.baseUrl);
   const _csrf = /name="_csrf" value="([^"]+)"/.exec((await client.get('/login', headers)).text)![1]!;
-  const res = await client.send('POST', '/login', { form: { _csrf, username: user.username, password: user.password }, headers });
+  const res = await client.send('POST', '/login', {
+    form: { _csrf, username: user.username, password: user.password },
+    headers,
+  });
   expect(res.status).toBe(303);
   return res.headers.getSetCookie().find((c) => /^(__Host-)?staff_session=/.test(c));
 }
 
-describe.each(['1', 'true', '127.0.0.1/8', 'loopback, 10.0.0.0/8'])('staff cookies behind a TLS proxy with TRUST_PROXY=%s', (trustProxy) => {
-  let app: StaffTestApp;
+describe.each(['1', 'true', '127.0.0.1/8', 'loopback, 10.0.0.0/8'])(
+  'staff cookies behind a TLS proxy with TRUST_PROXY=%s',
+  (trustProxy) => {
+    let app: StaffTestApp;
 
-  beforeAll(async () => {
-    app = await startStaffApp({ TRUST_PROXY: trustProxy });
-  });
-  afterAll(() => app.close());
+    beforeAll(async () => {
+      app = await startStaffApp({ TRUST_PROXY: trustProxy });
+    });
+    afterAll(() => app.close());
 
-  it('marks the session cookie Secure when the proxy says the request came over HTTPS', async () => {
-    expect(await sessionCookieOver(app, https)).toMatch(/; Secure/);
-  });
+    it('marks the session cookie Secure when the proxy says the request came over HTTPS', async () => {
+      expect(await sessionCookieOver(app, https)).toMatch(/; Secure/);
+    });
 
-  it('leaves it without Secure for plain HTTP through the same proxy', async () => {
-    expect(await sessionCookieOver(app, { 'x-forwarded-proto': 'http' })).not.toMatch(/; Secure/);
-  });
-});
+    it('leaves it without Secure for plain HTTP through the same proxy', async () => {
+      expect(await sessionCookieOver(app, { 'x-forwarded-proto': 'http' })).not.toMatch(/; Secure/);
+    });
+  },
+);
 
 describe('TRUST_PROXY parsing', () => {
   const parse = (value: string) => loadConfig({ TRUST_PROXY: value }).TRUST_PROXY;
@@ -39,7 +45,12 @@ describe('TRUST_PROXY parsing', () => {
     expect(parse('FALSE')).toBe(false);
     expect(parse('loopback')).toEqual(['loopback']);
     expect(parse('loopback, linklocal,uniquelocal')).toEqual(['loopback', 'linklocal', 'uniquelocal']);
-    expect(parse('10.0.0.0/8, 192.168.1.1, fc00::/7, 172.16.0.0/255.240.0.0')).toEqual(['10.0.0.0/8', '192.168.1.1', 'fc00::/7', '172.16.0.0/255.240.0.0']);
+    expect(parse('10.0.0.0/8, 192.168.1.1, fc00::/7, 172.16.0.0/255.240.0.0')).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.1',
+      'fc00::/7',
+      '172.16.0.0/255.240.0.0',
+    ]);
   });
 
   it('refuses at start what Express would misread, naming the entry', () => {

@@ -11,7 +11,15 @@ import { uniqueSuffix } from '../helpers/context';
 import { createStaff, startStaffApp, type StaffTestApp } from './staff-app';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 describe('staff pages in a browser', () => {
   let app: StaffTestApp;
@@ -34,9 +42,13 @@ describe('staff pages in a browser', () => {
         { import_supplier: supplier, external_account_number: 'ACC-2', state: 'imported' },
       ],
     });
-    platformAccountNumber = report.accounts.find((a) => a.external_account_number === 'ACC-2')!.platform_account_number!;
+    platformAccountNumber = report.accounts.find(
+      (a) => a.external_account_number === 'ACC-2',
+    )!.platform_account_number!;
     const account = await app.db.prisma.account.findUniqueOrThrow({ where: { platformAccountNumber } });
-    await app.db.prisma.note.create({ data: { accountId: account.id, body: 'Moved house in March', createdAt: new Date() } });
+    await app.db.prisma.note.create({
+      data: { accountId: account.id, body: 'Moved house in March', createdAt: new Date() },
+    });
     profile = await mkdtemp(path.join(tmpdir(), 'staff-browser-'));
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS, headless: true });
     page = browser.pages()[0] ?? (await browser.newPage());
@@ -88,7 +100,9 @@ describe('staff pages in a browser', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Account ACC-2');
     await expect(fact('Status')).resolves.toBe('COMPLETED');
     await expect(fact('Platform account number')).resolves.toBe(platformAccountNumber);
-    await expect(page.getByRole('table', { name: /Latest notes/ }).textContent()).resolves.toContain('Moved house in March');
+    await expect(page.getByRole('table', { name: /Latest notes/ }).textContent()).resolves.toContain(
+      'Moved house in March',
+    );
     expect(requested.every((url) => url.startsWith(app.baseUrl))).toBe(true);
   });
 
@@ -106,7 +120,11 @@ describe('staff pages in a browser', () => {
 
   it('lets an operator, after the support user signs out, retry a failed job from the dashboard', async () => {
     const queue = app.queues.queue('importTransactions');
-    const job = await queue.add(JOBS.importTransactions.name, { requestId: 'r-1', organisationId: 1, accountId: 1, payload: {} }, { attempts: 1 });
+    const job = await queue.add(
+      JOBS.importTransactions.name,
+      { requestId: 'r-1', organisationId: 1, accountId: 1, payload: {} },
+      { attempts: 1 },
+    );
     const worker = new Worker(
       JOBS.importTransactions.queue,
       async () => {
@@ -118,7 +136,10 @@ describe('staff pages in a browser', () => {
     await worker.close();
 
     await page.goto(`${app.baseUrl}/logout`);
-    await Promise.all([page.waitForURL(`${app.baseUrl}/login`), page.getByRole('button', { name: 'Sign out' }).last().click()]);
+    await Promise.all([
+      page.waitForURL(`${app.baseUrl}/login`),
+      page.getByRole('button', { name: 'Sign out' }).last().click(),
+    ]);
     const operator = await createStaff(app, 'operator');
     await page.getByLabel('Username').fill(operator.username);
     await page.getByLabel('Password').fill(operator.password);

@@ -56,7 +56,10 @@ describe('staff CSV downloads', () => {
     expect(first).toEqual(Array(share).fill(200));
 
     const refused = await support.get(`/support/suppliers/${small}/accounts.csv?list=all`);
-    expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, String(app.config.LOAD_SHED_RETRY_AFTER_SECONDS)]);
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([
+      429,
+      String(app.config.LOAD_SHED_RETRY_AFTER_SECONDS),
+    ]);
 
     const operator = (await signedIn(app, 'operator')).client;
     const other = await operator.get(`/support/suppliers/${small}/accounts.csv?list=all`);

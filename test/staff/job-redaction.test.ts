@@ -7,13 +7,27 @@ describe('job data as the queue dashboard shows it', () => {
       requestId: 'r-1',
       organisationId: 3,
       accountId: 9,
-      payload: { import_supplier: 'S', external_account_number: 'E-1', vendor: 'STRIPE', type: 'CARD', reference: 'pm_secret', valid_from: '2026-01-01' },
+      payload: {
+        import_supplier: 'S',
+        external_account_number: 'E-1',
+        vendor: 'STRIPE',
+        type: 'CARD',
+        reference: 'pm_secret',
+        valid_from: '2026-01-01',
+      },
     };
     expect(redactJobValue(data)).toEqual({
       requestId: 'r-1',
       organisationId: 3,
       accountId: 9,
-      payload: { import_supplier: 'S', external_account_number: 'E-1', vendor: 'STRIPE', type: 'CARD', reference: REDACTED, valid_from: REDACTED },
+      payload: {
+        import_supplier: 'S',
+        external_account_number: 'E-1',
+        vendor: 'STRIPE',
+        type: 'CARD',
+        reference: REDACTED,
+        valid_from: REDACTED,
+      },
     });
   });
 
@@ -41,8 +55,22 @@ describe('job data as the queue dashboard shows it', () => {
 
   it('hides free text by default, keeps numbers, booleans and nulls, and keeps the length of lists', () => {
     expect(
-      redactJobValue({ body: 'hello', custom: 'text', count: 2, pinned: true, missing: null, line_items: [{ net_amount: '1.00', params: { a: 'b' } }, {}] }),
-    ).toEqual({ body: REDACTED, custom: REDACTED, count: 2, pinned: true, missing: null, line_items: [{ net_amount: '1.00', params: { a: REDACTED } }, {}] });
+      redactJobValue({
+        body: 'hello',
+        custom: 'text',
+        count: 2,
+        pinned: true,
+        missing: null,
+        line_items: [{ net_amount: '1.00', params: { a: 'b' } }, {}],
+      }),
+    ).toEqual({
+      body: REDACTED,
+      custom: REDACTED,
+      count: 2,
+      pinned: true,
+      missing: null,
+      line_items: [{ net_amount: '1.00', params: { a: REDACTED } }, {}],
+    });
     expect(redactJobValue('top-level text')).toBe(REDACTED);
     expect(redactJobValue(undefined)).toBeUndefined();
   });

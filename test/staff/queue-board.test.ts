@@ -123,7 +123,9 @@ describe('queue dashboard at /admin/queues', () => {
         },
       });
       expect(res.text).not.toContain('arrears');
-      const list = await client.get(`/admin/queues/api/queues?activeQueue=${QUEUE}&status=failed&page=1&jobsPerPage=50`);
+      const list = await client.get(
+        `/admin/queues/api/queues?activeQueue=${QUEUE}&status=failed&page=1&jobsPerPage=50`,
+      );
       expect(list.text).toContain('T-1');
       expect(list.text).not.toContain('bank-ref-123');
     }

@@ -49,9 +49,13 @@ describe('staff sign-in and sessions', () => {
     const user = await createStaff(app, 'support');
     const first = await new StaffClient(app.baseUrl).login(user.username, user.password);
     expect(first.location).toBe('/support/');
-    const asked = await new StaffClient(app.baseUrl).login(user.username, user.password, { next: '/support/suppliers/X/' });
+    const asked = await new StaffClient(app.baseUrl).login(user.username, user.password, {
+      next: '/support/suppliers/X/',
+    });
     expect(asked.location).toBe('/support/suppliers/X/');
-    const offsite = await new StaffClient(app.baseUrl).login(user.username, user.password, { next: '//evil.example/support/' });
+    const offsite = await new StaffClient(app.baseUrl).login(user.username, user.password, {
+      next: '//evil.example/support/',
+    });
     expect(offsite.location).toBe('/support/');
   });
 
@@ -134,14 +138,19 @@ describe('staff sign-in and sessions', () => {
     const res = await fetch(`${app.baseUrl}/support/`, { headers: { authorization }, redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/login?next=%2Fsupport%2F');
-    const api = await fetch(`${app.baseUrl}/admin/queues/api/queues`, { headers: { authorization }, redirect: 'manual' });
+    const api = await fetch(`${app.baseUrl}/admin/queues/api/queues`, {
+      headers: { authorization },
+      redirect: 'manual',
+    });
     expect(api.status).toBe(401);
     expect(api.headers.get('www-authenticate')).toBeNull();
     expect(await api.json()).toEqual({ detail: expect.any(String), code: 'not_authenticated' });
   });
 
   it('does not let a staff session cookie into the data-import API', async () => {
-    const tenant = await createTenant(app.asTestApp(), { accounts: [{ external_account_number: 'E1', state: 'staged' }] });
+    const tenant = await createTenant(app.asTestApp(), {
+      accounts: [{ external_account_number: 'E1', state: 'staged' }],
+    });
     const { client } = await signedIn(app, 'operator');
     const path = `/v1/data-import/account-transfer-status/${tenant.supplier}/E1/`;
     const withCookie = await fetch(app.baseUrl + path, { headers: { cookie: client.cookieHeader() } });
@@ -165,7 +174,8 @@ describe('staff sign-in rate limit', () => {
     const from = (address: string) => ({ 'x-forwarded-for': address });
     const client = new StaffClient(app.baseUrl);
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await client.login(user.username, 'wrong-password-here', {}, from('203.0.113.7'))).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await client.login(user.username, 'wrong-password-here', {}, from('203.0.113.7'))).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
     const limited = await client.login(user.username, user.password, {}, from('203.0.113.7'));
     expect(limited.status).toBe(429);
@@ -189,7 +199,10 @@ describe('staff cookies behind TLS', () => {
     const client = new StaffClient(app.baseUrl);
     const https = { 'x-forwarded-proto': 'https' };
     const _csrf = /name="_csrf" value="([^"]+)"/.exec((await client.get('/login', https)).text)![1]!;
-    const res = await client.send('POST', '/login', { form: { _csrf, username: user.username, password: user.password }, headers: https });
+    const res = await client.send('POST', '/login', {
+      form: { _csrf, username: user.username, password: user.password },
+      headers: https,
+    });
     expect(res.status).toBe(303);
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Host-staff_session='))!;
     expect(cookie).toMatch(/; Path=\/;/);
@@ -199,6 +212,8 @@ describe('staff cookies behind TLS', () => {
     expect(board.headers.getSetCookie().find((c) => c.startsWith('XSRF-TOKEN='))).toMatch(/; Secure/);
     const token = /name="_csrf" value="([^"]+)"/.exec((await client.get('/support/', https)).text)![1]!;
     const out = await client.send('POST', '/logout', { form: { _csrf: token }, headers: https });
-    expect(out.headers.getSetCookie().find((c) => c.startsWith('__Host-staff_session=;'))).toMatch(/Expires=Thu, 01 Jan 1970.*; Secure/);
+    expect(out.headers.getSetCookie().find((c) => c.startsWith('__Host-staff_session=;'))).toMatch(
+      /Expires=Thu, 01 Jan 1970.*; Secure/,
+    );
   });
 });

@@ -43,7 +43,11 @@ describe('staff accounts', () => {
 
   it('keeps a given password, lower-cases the username, and refuses the same name twice', async () => {
     const username = name();
-    const created = await createStaffUser(t.db, { username: username.toUpperCase(), role: 'support', password: 'correct horse battery' });
+    const created = await createStaffUser(t.db, {
+      username: username.toUpperCase(),
+      role: 'support',
+      password: 'correct horse battery',
+    });
     expect(created.username).toBe(username);
     expect(created).not.toHaveProperty('password');
     await expect(createStaffUser(t.db, { username, role: 'operator' })).rejects.toMatchObject({
@@ -61,9 +65,11 @@ describe('staff accounts', () => {
     await expect(createStaffUser(t.db, { username: 'has space', role: 'support' })).rejects.toMatchObject({
       errors: [expect.objectContaining({ attr: 'username', code: 'invalid' })],
     });
-    await expect(createStaffUser(t.db, { username: name(), role: 'support', password: 'short' })).rejects.toMatchObject({
-      errors: [expect.objectContaining({ attr: 'password', code: 'min_length' })],
-    });
+    await expect(createStaffUser(t.db, { username: name(), role: 'support', password: 'short' })).rejects.toMatchObject(
+      {
+        errors: [expect.objectContaining({ attr: 'password', code: 'min_length' })],
+      },
+    );
   });
 
   it('disables and enables a user; a disabled user cannot sign in', async () => {
@@ -86,17 +92,24 @@ describe('staff accounts', () => {
     expect(changed.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect((await stored(username)).sessionGeneration).toBe(generation + 1);
     expect(await signIn(t.db, { username, password: 'the-old-password-1' })).toBeUndefined();
-    expect(await signIn(t.db, { username: username.toUpperCase(), password: changed.password })).toMatchObject({ username });
+    expect(await signIn(t.db, { username: username.toUpperCase(), password: changed.password })).toMatchObject({
+      username,
+    });
   });
 
   it('answers 404 staff_user_not_found for commands on an unknown user', async () => {
     for (const command of [disableStaffUser, enableStaffUser, setStaffPassword]) {
-      await expect(command(t.db, { username: name() })).rejects.toMatchObject({ status: 404, code: 'staff_user_not_found' });
+      await expect(command(t.db, { username: name() })).rejects.toMatchObject({
+        status: 404,
+        code: 'staff_user_not_found',
+      });
     }
   });
 
   it('reads --password-stdin input without its trailing line break', async () => {
-    expect(await readPasswordFrom(Readable.from([Buffer.from('pass word with spaces\n')]))).toBe('pass word with spaces');
+    expect(await readPasswordFrom(Readable.from([Buffer.from('pass word with spaces\n')]))).toBe(
+      'pass word with spaces',
+    );
     expect(await readPasswordFrom(Readable.from([Buffer.from('crlf-password\r\n')]))).toBe('crlf-password');
   });
 });

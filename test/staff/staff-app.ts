@@ -81,7 +81,11 @@ export class StaffClient {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async send(method: string, path: string, opts: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async send(
+    method: string,
+    path: string,
+    opts: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     const headers: Record<string, string> = { accept: 'text/html', ...opts.headers };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
     let body: string | undefined;
@@ -115,7 +119,12 @@ export class StaffClient {
     return token;
   }
 
-  async login(username: string, password: string, extra: Record<string, string> = {}, headers?: Record<string, string>): Promise<Reply> {
+  async login(
+    username: string,
+    password: string,
+    extra: Record<string, string> = {},
+    headers?: Record<string, string>,
+  ): Promise<Reply> {
     const _csrf = await this.csrfFrom('/login');
     return this.send('POST', '/login', { form: { _csrf, username, password, ...extra }, headers });
   }

@@ -15,10 +15,15 @@ describe('admin CLI staff commands', () => {
 
   it('creates an operator with a password from stdin and a support user with a generated one; both can sign in', async () => {
     const operator = `op-${uniqueSuffix().toLowerCase()}`;
-    const created = await admin(['staff', 'create', operator, '--role', 'operator', '--password-stdin'], 'a passphrase from stdin\n');
+    const created = await admin(
+      ['staff', 'create', operator, '--role', 'operator', '--password-stdin'],
+      'a passphrase from stdin\n',
+    );
     expect(created).toMatchObject({ code: 0, json: { username: operator, role: 'operator', status: 'active' } });
     expect(created.json).not.toHaveProperty('password');
-    expect((await new StaffClient(app.baseUrl).login(operator, 'a passphrase from stdin')).location).toBe('/admin/queues');
+    expect((await new StaffClient(app.baseUrl).login(operator, 'a passphrase from stdin')).location).toBe(
+      '/admin/queues',
+    );
 
     const support = `sup-${uniqueSuffix().toLowerCase()}`;
     const generated = await admin(['staff', 'create', support, '--role', 'support']);

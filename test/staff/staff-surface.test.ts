@@ -7,7 +7,11 @@ describe('staff sign-in', () => {
   let app: StaffTestApp;
 
   beforeAll(async () => {
-    app = await startStaffApp({ STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR: 3, STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: 100, TRUST_PROXY: 'loopback' });
+    app = await startStaffApp({
+      STAFF_LOGIN_RATE_LIMIT_PER_USER_PER_HOUR: 3,
+      STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: 100,
+      TRUST_PROXY: 'loopback',
+    });
   });
   afterAll(() => app.close());
 
@@ -28,9 +32,13 @@ describe('staff sign-in', () => {
     const token = await client.csrfFrom('/login');
     const other = new StaffClient(app.baseUrl);
     await other.get('/login');
-    const forged = await other.send('POST', '/login', { form: { _csrf: token, username: user.username, password: user.password } });
+    const forged = await other.send('POST', '/login', {
+      form: { _csrf: token, username: user.username, password: user.password },
+    });
     expect(forged.status).toBe(403);
-    const missing = await new StaffClient(app.baseUrl).send('POST', '/login', { form: { _csrf: token, username: user.username, password: user.password } });
+    const missing = await new StaffClient(app.baseUrl).send('POST', '/login', {
+      form: { _csrf: token, username: user.username, password: user.password },
+    });
     expect(missing.status).toBe(403);
   });
 
@@ -39,14 +47,30 @@ describe('staff sign-in', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const from = { 'x-forwarded-for': `198.51.100.${i + 1}` };
-      statuses.push((await new StaffClient(app.baseUrl).login(user.username.toUpperCase(), 'wrong-password-here', {}, from)).status);
+      statuses.push(
+        (await new StaffClient(app.baseUrl).login(user.username.toUpperCase(), 'wrong-password-here', {}, from)).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 429]);
-    const right = await new StaffClient(app.baseUrl).login(user.username, user.password, {}, { 'x-forwarded-for': '198.51.100.99' });
+    const right = await new StaffClient(app.baseUrl).login(
+      user.username,
+      user.password,
+      {},
+      { 'x-forwarded-for': '198.51.100.99' },
+    );
     expect(right.status).toBe(429);
     expect(right.headers.get('retry-after')).toMatch(/^\d+$/);
     const other = await createStaff(app, 'support');
-    expect((await new StaffClient(app.baseUrl).login(other.username, other.password, {}, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(303);
+    expect(
+      (
+        await new StaffClient(app.baseUrl).login(
+          other.username,
+          other.password,
+          {},
+          { 'x-forwarded-for': '198.51.100.1' },
+        )
+      ).status,
+    ).toBe(303);
   });
 });
 
@@ -58,7 +82,11 @@ describe('password hashing behind a semaphore', () => {
       const clients = users.map(() => new StaffClient(app.baseUrl));
       const tokens = await Promise.all(clients.map((c) => c.csrfFrom('/login')));
       const replies = await Promise.all(
-        clients.map((c, i) => c.send('POST', '/login', { form: { _csrf: tokens[i]!, username: users[i]!.username, password: users[i]!.password } })),
+        clients.map((c, i) =>
+          c.send('POST', '/login', {
+            form: { _csrf: tokens[i]!, username: users[i]!.username, password: users[i]!.password },
+          }),
+        ),
       );
       return replies.map((r) => ({ status: r.status, retryAfter: r.headers.get('retry-after') }));
     } finally {

@@ -7,7 +7,8 @@ const PENDING = Array.from({ length: 101 }, (_, i) => `P-${pad(i + 1)}`);
 const FORMULA = '=HYPERLINK("http://x")';
 
 /** The external account numbers in a list page's table, in order. */
-const numbersOn = (text: string) => [...text.matchAll(/<td><a href="[^"]*account\?number=[^"]*">([^<]+)<\/a><\/td>/g)].map((m) => m[1]!);
+const numbersOn = (text: string) =>
+  [...text.matchAll(/<td><a href="[^"]*account\?number=[^"]*">([^<]+)<\/a><\/td>/g)].map((m) => m[1]!);
 const link = (text: string, label: string) => {
   const href = new RegExp(`<a href="([^"]+)">${label}</a>`).exec(text)?.[1];
   return href?.replaceAll('&amp;', '&');
@@ -33,11 +34,17 @@ describe('support page', () => {
           state: i < 2 ? ('in_progress' as const) : i < 3 ? ('failed' as const) : ('staged' as const),
         })),
         { import_supplier: supplier, external_account_number: FORMULA, state: 'staged' },
-        ...['I-1', 'I-2', 'I-3'].map((n) => ({ import_supplier: supplier, external_account_number: n, state: 'imported' as const })),
+        ...['I-1', 'I-2', 'I-3'].map((n) => ({
+          import_supplier: supplier,
+          external_account_number: n,
+          state: 'imported' as const,
+        })),
       ],
     });
     const row = report.accounts.find((a) => a.external_account_number === 'I-2')!;
-    const account = await app.db.prisma.account.findUniqueOrThrow({ where: { platformAccountNumber: row.platform_account_number! } });
+    const account = await app.db.prisma.account.findUniqueOrThrow({
+      where: { platformAccountNumber: row.platform_account_number! },
+    });
     imported = { number: 'I-2', platform: row.platform_account_number!, accountId: account.id };
     await seedImportedData(app, account.id);
   });
@@ -53,13 +60,13 @@ describe('support page', () => {
     const res = await support.get(`/support/suppliers/${supplier}/`);
     expect(res.status).toBe(200);
     const count = (label: string) => new RegExp(`<span class="n">(\\d+)</span> ${label}`).exec(res.text)?.[1];
-    expect([count('pending'), count('in progress'), count('staged'), count('failed attempts'), count('imported')]).toEqual([
-      '102',
-      '2',
-      '99',
-      '1',
-      '3',
-    ]);
+    expect([
+      count('pending'),
+      count('in progress'),
+      count('staged'),
+      count('failed attempts'),
+      count('imported'),
+    ]).toEqual(['102', '2', '99', '1', '3']);
   });
 
   it('pages through the pending list 50 at a time by external account number, forwards and back', async () => {
@@ -85,7 +92,12 @@ describe('support page', () => {
     expect(fact('Status')).toBe('COMPLETED');
     expect(fact('Platform account number')).toBe(imported.platform);
     const count = (label: string) => new RegExp(`<span class="n">(\\d+)</span> ${label}`).exec(res.text)?.[1];
-    expect([count('notes'), count('transactions'), count('historical statements'), count('payment instructions')]).toEqual(['7', '2', '1', '1']);
+    expect([
+      count('notes'),
+      count('transactions'),
+      count('historical statements'),
+      count('payment instructions'),
+    ]).toEqual(['7', '2', '1', '1']);
     // The latest five notes, newest first; note text is escaped, never markup.
     expect(res.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(res.text).not.toContain('<script>');
@@ -99,11 +111,29 @@ describe('support page', () => {
   it("lists the account's recent rejections newest first, bounded, with endpoint, status, code and run id", async () => {
     const { organisationId } = await seedRejections(app, imported.accountId, 25);
     // Another account's refusal and this account's successes are not rejections of this account.
-    const other = await app.db.prisma.account.findFirstOrThrow({ where: { id: { not: imported.accountId } }, select: { id: true } });
+    const other = await app.db.prisma.account.findFirstOrThrow({
+      where: { id: { not: imported.accountId } },
+      select: { id: true },
+    });
     await app.db.prisma.requestResult.createMany({
       data: [
-        { id: `other-${uniqueSuffix()}`, organisationId, endpoint: 'transactions/create', bodyHash: 'h', accountId: other.id, httpStatus: 400, errorCode: 'not_mine' },
-        { id: `ok-${uniqueSuffix()}`, organisationId, endpoint: 'transactions/create', bodyHash: 'h', accountId: imported.accountId, httpStatus: 201 },
+        {
+          id: `other-${uniqueSuffix()}`,
+          organisationId,
+          endpoint: 'transactions/create',
+          bodyHash: 'h',
+          accountId: other.id,
+          httpStatus: 400,
+          errorCode: 'not_mine',
+        },
+        {
+          id: `ok-${uniqueSuffix()}`,
+          organisationId,
+          endpoint: 'transactions/create',
+          bodyHash: 'h',
+          accountId: imported.accountId,
+          httpStatus: 201,
+        },
       ],
     });
 
@@ -111,7 +141,11 @@ describe('support page', () => {
 
     expect(res.status).toBe(200);
     const table = /<caption>Recent rejections[\s\S]*?<\/table>/.exec(res.text)?.[0] ?? '';
-    const rows = [...table.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map((m) => m.slice(1));
+    const rows = [
+      ...table.matchAll(
+        /<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g,
+      ),
+    ].map((m) => m.slice(1));
     expect(rows).toHaveLength(20);
     // Rejection 25 is the newest; 1–5 fall off the bound.
     expect(rows[0]).toEqual(['2026-02-25T09:00:00Z', 'payment-instruction/create', '400', 'code_25', 'run-25']);
@@ -145,7 +179,9 @@ describe('support page', () => {
     const lines = res.text.split('\r\n');
     expect(lines[0]).toBe('external_account_number,platform_account_number,account_created_at');
     expect(lines[1]).toBe(`"'=HYPERLINK(""http://x"")",,`);
-    expect(lines.find((l) => l.startsWith('I-2,'))).toMatch(new RegExp(`^I-2,${imported.platform},\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`));
+    expect(lines.find((l) => l.startsWith('I-2,'))).toMatch(
+      new RegExp(`^I-2,${imported.platform},\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$`),
+    );
     expect(lines).toHaveLength(1 + 105 + 1);
     expect(lines.at(-1)).toBe('');
     const pending = await support.get(`/support/suppliers/${supplier}/accounts.csv?list=pending`);
@@ -166,26 +202,49 @@ describe('support page', () => {
 async function seedImportedData(app: StaffTestApp, accountId: number): Promise<void> {
   const db = app.db.prisma;
   for (let i = 0; i < 6; i++) {
-    await db.note.create({ data: { accountId, body: `note number ${i + 1}`, createdAt: new Date(`2026-01-0${i + 1}T10:00:00Z`) } });
+    await db.note.create({
+      data: { accountId, body: `note number ${i + 1}`, createdAt: new Date(`2026-01-0${i + 1}T10:00:00Z`) },
+    });
   }
-  await db.note.create({ data: { accountId, body: '<script>alert(1)</script>', createdAt: new Date('2026-01-09T10:00:00Z') } });
+  await db.note.create({
+    data: { accountId, body: '<script>alert(1)</script>', createdAt: new Date('2026-01-09T10:00:00Z') },
+  });
   for (const [id, day, amount] of [
     ['T-1', '2026-01-02', '10.5'],
     ['T-2', '2026-01-03', '-3.1'],
   ] as const) {
     await db.transaction.create({
-      data: { accountId, transactionId: id, transactionDate: new Date(`${day}T00:00:00Z`), amount, type: 'CHARGE', submitted: {}, requestId: `r-${id}` },
+      data: {
+        accountId,
+        transactionId: id,
+        transactionDate: new Date(`${day}T00:00:00Z`),
+        amount,
+        type: 'CHARGE',
+        submitted: {},
+        requestId: `r-${id}`,
+      },
     });
   }
   await db.historicalStatement.create({
-    data: { accountId, statementId: 'S-1', billPeriodFromDate: new Date('2025-12-01'), billPeriodToDate: new Date('2025-12-31') },
+    data: {
+      accountId,
+      statementId: 'S-1',
+      billPeriodFromDate: new Date('2025-12-01'),
+      billPeriodToDate: new Date('2025-12-31'),
+    },
   });
   await db.paymentInstruction.create({ data: { accountId, vendor: 'STRIPE', reference: 'pm_123', type: 'CARD' } });
 }
 
 /** `count` refusals for the account, one a day in February 2026; odd ones carry a run id. */
-async function seedRejections(app: StaffTestApp, accountId: number, count: number): Promise<{ organisationId: number }> {
-  const { id: organisationId } = await app.db.prisma.organisation.create({ data: { name: `support-${uniqueSuffix()}` } });
+async function seedRejections(
+  app: StaffTestApp,
+  accountId: number,
+  count: number,
+): Promise<{ organisationId: number }> {
+  const { id: organisationId } = await app.db.prisma.organisation.create({
+    data: { name: `support-${uniqueSuffix()}` },
+  });
   await app.db.prisma.requestResult.createMany({
     data: Array.from({ length: count }, (_, i) => ({
       id: `rejected-${uniqueSuffix()}-${i + 1}`,

@@ -57,7 +57,13 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
     expect(res.status).toBe(201);
     expect(res.body.statements).toEqual([statement]);
     expect(await storedStatements(app, account.id)).toEqual([
-      expect.objectContaining({ issuedDate: null, number: null, grossAmount: null, statementPath: null, storageLocation: null }),
+      expect.objectContaining({
+        issuedDate: null,
+        number: null,
+        grossAmount: null,
+        statementPath: null,
+        storageLocation: null,
+      }),
     ]);
   });
 
@@ -87,14 +93,19 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
       ]),
     );
     expect(res.status).toBe(201);
-    expect((await storedStatements(app, account.id)).map((s) => s.grossAmount)).toEqual([9_007_199_254_740_991n, -2_500n]);
+    expect((await storedStatements(app, account.id)).map((s) => s.grossAmount)).toEqual([
+      9_007_199_254_740_991n,
+      -2_500n,
+    ]);
   });
 
   it('drops unknown and Origin-only fields from the echo', async () => {
     const account = await importAccount(app, tenant);
     const statement = { bill_period_from_date: '2023-01-01', bill_period_to_date: '2023-01-31', statement_id: 'S-x' };
     const res = await postStatements(app, tenant.token, {
-      ...envelope(account.number, [{ ...statement, average_daily_usage: '1.5', is_reversed: false, net_emissions: [] }]),
+      ...envelope(account.number, [
+        { ...statement, average_daily_usage: '1.5', is_reversed: false, net_emissions: [] },
+      ]),
       account_number: 'IGNORED',
     });
     expect(res.status).toBe(201);
@@ -112,7 +123,9 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
   it('refuses a statement_id the account already has and stores none of the request', async () => {
     const account = await importAccount(app, tenant);
     const period = { bill_period_from_date: '2023-01-01', bill_period_to_date: '2023-01-31' };
-    expect((await postStatements(app, tenant.token, envelope(account.number, [{ ...period, statement_id: 'A' }]))).status).toBe(201);
+    expect(
+      (await postStatements(app, tenant.token, envelope(account.number, [{ ...period, statement_id: 'A' }]))).status,
+    ).toBe(201);
 
     const res = await postStatements(
       app,
@@ -126,7 +139,9 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
     expect(res.body).toEqual({
       detail: expect.any(String),
       code: 'historical_statement_already_exists',
-      errors: [{ attr: 'statements.1.statement_id', code: 'historical_statement_already_exists', detail: expect.any(String) }],
+      errors: [
+        { attr: 'statements.1.statement_id', code: 'historical_statement_already_exists', detail: expect.any(String) },
+      ],
     });
     expect((await storedStatements(app, account.id)).map((s) => s.statementId)).toEqual(['A']);
   });
@@ -150,7 +165,8 @@ describe('POST /v1/data-import/historical-statements/create/ — importing state
       Array.from({ length: 8 }, () => postStatements(app, tenant.token, envelope(account.number, statements))),
     );
     expect(responses.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
-    for (const r of responses.filter((x) => x.status === 400)) expect(r.body.code).toBe('historical_statement_already_exists');
+    for (const r of responses.filter((x) => x.status === 400))
+      expect(r.body.code).toBe('historical_statement_already_exists');
     expect(await storedStatements(app, account.id)).toHaveLength(50);
   });
 

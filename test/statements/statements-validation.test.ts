@@ -44,9 +44,10 @@ describe('POST /v1/data-import/historical-statements/create/ — refused payload
   });
 
   it('refuses a period that ends before it starts (a one-day period is fine)', async () => {
-    await expectRefused(await post([{ ...valid, bill_period_from_date: '2023-02-01', bill_period_to_date: '2023-01-31' }]), [
-      { attr: 'statements.0.bill_period_to_date', code: 'start_date_later_than_end_date' },
-    ]);
+    await expectRefused(
+      await post([{ ...valid, bill_period_from_date: '2023-02-01', bill_period_to_date: '2023-01-31' }]),
+      [{ attr: 'statements.0.bill_period_to_date', code: 'start_date_later_than_end_date' }],
+    );
   });
 
   it('refuses impossible and malformed dates with 400, never 500', async () => {
@@ -104,14 +105,11 @@ describe('POST /v1/data-import/historical-statements/create/ — refused payload
     ['an empty segment', 'a//b.pdf'],
     ['nothing', ''],
     ['more than 1024 characters', `${'a'.repeat(1021)}.pdf`],
-  ])(
-    'refuses a statement path with %s',
-    async (_what, path) => {
-      await expectRefused(await post([{ ...valid, statement_path: path }]), [
-        { attr: 'statements.0.statement_path', code: 'invalid_document_path' },
-      ]);
-    },
-  );
+  ])('refuses a statement path with %s', async (_what, path) => {
+    await expectRefused(await post([{ ...valid, statement_path: path }]), [
+      { attr: 'statements.0.statement_path', code: 'invalid_document_path' },
+    ]);
+  });
 
   it('refuses a statement_id repeated inside the request', async () => {
     await expectRefused(await post([valid, { ...valid, statement_id: 'other' }, valid]), [
@@ -120,7 +118,10 @@ describe('POST /v1/data-import/historical-statements/create/ — refused payload
   });
 
   it('refuses more than MAX_ITEMS_PER_REQUEST statements with max_length on statements', async () => {
-    const many = Array.from({ length: app.config.MAX_ITEMS_PER_REQUEST + 1 }, (_, i) => ({ ...valid, statement_id: `${i}` }));
+    const many = Array.from({ length: app.config.MAX_ITEMS_PER_REQUEST + 1 }, (_, i) => ({
+      ...valid,
+      statement_id: `${i}`,
+    }));
     await expectRefused(await post(many), [{ attr: 'statements', code: 'max_length' }]);
   });
 
@@ -147,18 +148,23 @@ describe('POST /v1/data-import/historical-statements/create/ — refused payload
     expect(await storedStatements(app, account.id)).toEqual([]);
   });
 
-  it.each(['Paused', 'Complete'] as const)('answers 400 import_supplier_migration_not_ongoing when the supplier is %s', async (status) => {
-    const stopped = await createTenantWithAccounts(app, { status });
-    const res = await post([valid], 'IMPORTED', stopped.token, stopped.supplier);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({
-      detail: expect.stringContaining(status),
-      code: 'import_supplier_migration_not_ongoing',
-      errors: [{ attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: expect.any(String) }],
-    });
-    const stored = await app.db.prisma.historicalStatement.count({
-      where: { account: { process: { supplierCode: stopped.supplier } } },
-    });
-    expect(stored).toBe(0);
-  });
+  it.each(['Paused', 'Complete'] as const)(
+    'answers 400 import_supplier_migration_not_ongoing when the supplier is %s',
+    async (status) => {
+      const stopped = await createTenantWithAccounts(app, { status });
+      const res = await post([valid], 'IMPORTED', stopped.token, stopped.supplier);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        detail: expect.stringContaining(status),
+        code: 'import_supplier_migration_not_ongoing',
+        errors: [
+          { attr: 'import_supplier', code: 'import_supplier_migration_not_ongoing', detail: expect.any(String) },
+        ],
+      });
+      const stored = await app.db.prisma.historicalStatement.count({
+        where: { account: { process: { supplierCode: stopped.supplier } } },
+      });
+      expect(stored).toBe(0);
+    },
+  );
 });

@@ -144,7 +144,12 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
       envelope(
         tenant,
         account,
-        amounts.map(([amount], i) => ({ transaction_id: `A${i}`, transaction_date: '2019-10-02', amount, type: 'CHARGE' })),
+        amounts.map(([amount], i) => ({
+          transaction_id: `A${i}`,
+          transaction_date: '2019-10-02',
+          amount,
+          type: 'CHARGE',
+        })),
       ),
     );
 
@@ -177,11 +182,11 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
 
     expect(res.status).toBe(201);
     // The echo keeps the submitted date; the stored transaction carries the moved one.
-    expect(res.body.results.map((r: { transaction_data: { transaction_date: string } }) => r.transaction_data.transaction_date)).toEqual([
-      '2019-09-28',
-      '2019-10-04',
-      '2018-01-31',
-    ]);
+    expect(
+      res.body.results.map(
+        (r: { transaction_data: { transaction_date: string } }) => r.transaction_data.transaction_date,
+      ),
+    ).toEqual(['2019-09-28', '2019-10-04', '2018-01-31']);
     const rows = await storedTransactions(app, account.accountId);
     const day = (d: Date | null) => d?.toISOString().slice(0, 10) ?? null;
     expect(rows.map((r) => [r.transactionId, day(r.transactionDate), day(r.originalDate)])).toEqual([
@@ -259,7 +264,9 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     expect(await storedTransactions(app, account.accountId)).toEqual([]);
     expect(await notesOf(app, account.accountId)).toEqual([]);
     // A business rejection is a stored answer, not a failed job.
-    const stored = (await storedResults(app, organisationOf(tenant))).find((r) => r.idempotencyKey === `reject-${account.external}`);
+    const stored = (await storedResults(app, organisationOf(tenant))).find(
+      (r) => r.idempotencyKey === `reject-${account.external}`,
+    );
     expect(stored).toMatchObject({ httpStatus: 400, body: res.body });
   });
 
@@ -305,7 +312,9 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     const res = await postTransactions(
       app,
       tenant.token,
-      envelope(tenant, account, [payment('old'), payment('new', { transaction_date: '2019-09-01' })], { dry_run: true }),
+      envelope(tenant, account, [payment('old'), payment('new', { transaction_date: '2019-09-01' })], {
+        dry_run: true,
+      }),
     );
 
     expect(res.status).toBe(201);
@@ -370,8 +379,14 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     const key = `key-opts-${account.external}`;
     const body = envelope(tenant, account, [payment('opt')]);
 
-    const first = await postTransactions(app, tenant.token, body, { idempotencyKey: key, query: 'check_previously_added=1' });
-    const replay = await postTransactions(app, tenant.token, body, { idempotencyKey: key, query: 'check_previously_added=true' });
+    const first = await postTransactions(app, tenant.token, body, {
+      idempotencyKey: key,
+      query: 'check_previously_added=1',
+    });
+    const replay = await postTransactions(app, tenant.token, body, {
+      idempotencyKey: key,
+      query: 'check_previously_added=true',
+    });
 
     expect(replay.status).toBe(201);
     expect(replay.body).toEqual(first.body);

@@ -32,8 +32,12 @@ describe('the transaction import job payload', () => {
   it('reads back, trusted, as the import the API validated: same options, echoes and amounts', () => {
     const trusted = transactionImportJobPayload.fromJob(json);
     expect(trusted.options).toEqual(checked.options);
-    expect(trusted.request.transactions.map(toTransactionData)).toEqual(checked.request.transactions.map(toTransactionData));
-    expect(trusted.request.transactions.map((t) => t.amount.toFixed())).toEqual(checked.request.transactions.map((t) => t.amount.toFixed()));
+    expect(trusted.request.transactions.map(toTransactionData)).toEqual(
+      checked.request.transactions.map(toTransactionData),
+    );
+    expect(trusted.request.transactions.map((t) => t.amount.toFixed())).toEqual(
+      checked.request.transactions.map((t) => t.amount.toFixed()),
+    );
     // Field by field, Decimals included (a line item's price_per_unit read back as a string once failed
     // every supply charge in the worker).
     expect(trusted.request).toEqual(checked.request);
@@ -41,7 +45,9 @@ describe('the transaction import job payload', () => {
 
   it('validates to the same import when a worker of another version judges it again', () => {
     const judged = transactionImportJobPayload.validate(json);
-    expect(judged.request.transactions.map(toTransactionData)).toEqual(checked.request.transactions.map(toTransactionData));
+    expect(judged.request.transactions.map(toTransactionData)).toEqual(
+      checked.request.transactions.map(toTransactionData),
+    );
     expect(judged.options).toEqual(checked.options);
   });
 
@@ -60,7 +66,9 @@ describe('the transaction import job payload', () => {
     const compact = compactTransactionsAnswer.compact(stored);
 
     expect(JSON.stringify(compact).length).toBeLessThan(JSON.stringify(stored).length / 4);
-    expect(JSON.stringify(compactTransactionsAnswer.expand(JSON.parse(JSON.stringify(compact)), json))).toBe(JSON.stringify(stored));
+    expect(JSON.stringify(compactTransactionsAnswer.expand(JSON.parse(JSON.stringify(compact)), json))).toBe(
+      JSON.stringify(stored),
+    );
     expect(compactTransactionsAnswer.compact({ status: 400, body: { code: 'x' } })).toBeUndefined();
     expect(compactTransactionsAnswer.expand({ status: 201, items: [{ added: true }] }, json)).toBeUndefined();
   });

@@ -43,7 +43,11 @@ describe('job locks under load', () => {
         postTransactions(
           app,
           tenant.token,
-          envelope(tenant, accounts[r % ACCOUNTS]!, Array.from({ length: ITEMS }, (_, i) => payment(`L-${r}-${i}`))),
+          envelope(
+            tenant,
+            accounts[r % ACCOUNTS]!,
+            Array.from({ length: ITEMS }, (_, i) => payment(`L-${r}-${i}`)),
+          ),
         ),
       ),
     );

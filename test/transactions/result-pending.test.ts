@@ -35,7 +35,11 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
     expect(pending.status).toBe(503);
     expect(pending.headers.get('retry-after')).toBe('2');
     const [row] = await storedResults(app, organisationOf(tenant));
-    expect(pending.body).toEqual({ detail: expect.any(String) as unknown, code: 'result_pending', request_id: row!.id });
+    expect(pending.body).toEqual({
+      detail: expect.any(String) as unknown,
+      code: 'result_pending',
+      request_id: row!.id,
+    });
     expect(pending.headers.get('location')).toBe(`/v1/data-import/requests/${row!.id}/`);
     expect(row).toMatchObject({ idempotencyKey: key, httpStatus: null });
     expect(await storedTransactions(app, account.accountId)).toEqual([]);

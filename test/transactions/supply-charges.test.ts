@@ -3,7 +3,14 @@
 import { applyFile } from '../../shared/admin/apply.use-case';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
-import { envelope, importedAccount, postTransactions, storedTransactions, supplyCharge, type TestAccount } from './transactions.fixture';
+import {
+  envelope,
+  importedAccount,
+  postTransactions,
+  storedTransactions,
+  supplyCharge,
+  type TestAccount,
+} from './transactions.fixture';
 
 describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
   let app: TestApp;
@@ -37,7 +44,16 @@ describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
       product_code: product,
       amount: net,
       tax_items: undefined,
-      line_items: [{ ...supplyCharge(id).line_items[0], units: undefined, number_of_units: units, price_per_unit: price, net_amount: net, ...item }],
+      line_items: [
+        {
+          ...supplyCharge(id).line_items[0],
+          units: undefined,
+          number_of_units: units,
+          price_per_unit: price,
+          net_amount: net,
+          ...item,
+        },
+      ],
       ...overrides,
     });
   }
@@ -50,22 +66,52 @@ describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
 
   it('adds a charge whose product, rate band and price match the catalogue for its period', async () => {
     const account = await importedAccount(app, tenant);
-    const res = await post(account, [charge('oct', october), charge('dec', { start_date: '2019-12-01', end_date: '2019-12-31', price_per_unit: 12.5 })]);
+    const res = await post(account, [
+      charge('oct', october),
+      charge('dec', { start_date: '2019-12-01', end_date: '2019-12-31', price_per_unit: 12.5 }),
+    ]);
     expect(res.status).toBe(201);
     expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).toEqual(['oct', 'dec']);
   });
 
   it.each<[string, Record<string, unknown>, Record<string, unknown>, string, string]>([
     ['an unknown product', october, { product_code: 'NO-SUCH-PRODUCT' }, 'product_code', 'product_code_does_not_exist'],
-    ['a rate band the product lacks', { ...october, rate_band: 'NIGHT' }, {}, 'line_items.0.rate_band', 'line_item_rate_not_found'],
-    ['a period no single rate covers', { start_date: '2019-11-15', end_date: '2019-12-15' }, {}, 'line_items.0.rate_band', 'line_item_rate_not_found'],
-    ['a period before the first rate', { start_date: '2018-10-01', end_date: '2018-11-01' }, {}, 'line_items.0.rate_band', 'line_item_rate_not_found'],
-    ['a price per unit other than the rate', { ...october, price_per_unit: 11.5 }, {}, 'line_items.0.price_per_unit', 'price_per_unit_does_not_match_rate'],
+    [
+      'a rate band the product lacks',
+      { ...october, rate_band: 'NIGHT' },
+      {},
+      'line_items.0.rate_band',
+      'line_item_rate_not_found',
+    ],
+    [
+      'a period no single rate covers',
+      { start_date: '2019-11-15', end_date: '2019-12-15' },
+      {},
+      'line_items.0.rate_band',
+      'line_item_rate_not_found',
+    ],
+    [
+      'a period before the first rate',
+      { start_date: '2018-10-01', end_date: '2018-11-01' },
+      {},
+      'line_items.0.rate_band',
+      'line_item_rate_not_found',
+    ],
+    [
+      'a price per unit other than the rate',
+      { ...october, price_per_unit: 11.5 },
+      {},
+      'line_items.0.price_per_unit',
+      'price_per_unit_does_not_match_rate',
+    ],
   ])('refuses %s and stores nothing', async (_what, item, overrides, attr, code) => {
     const account = await importedAccount(app, tenant);
     const res = await post(account, [charge('bad', item, overrides)]);
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: 'TRANSACTION_IMPORT_ERROR', errors: [{ attr: `transactions.0.${attr}`, code }] });
+    expect(res.body).toMatchObject({
+      status: 'TRANSACTION_IMPORT_ERROR',
+      errors: [{ attr: `transactions.0.${attr}`, code }],
+    });
     expect(res.body.errors).toHaveLength(1);
     expect(await storedTransactions(app, account.accountId)).toEqual([]);
   });
@@ -77,20 +123,34 @@ describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
     const overlapping = await post(account, [charge('mid-oct', { start_date: '2019-10-15', end_date: '2019-10-20' })]);
     expect(overlapping.status).toBe(400);
     expect(overlapping.body.errors).toEqual([
-      { attr: 'transactions.0.line_items.0', code: 'line_items_overlap_already_charged_period', detail: expect.stringContaining('2019-10-01') as unknown },
+      {
+        attr: 'transactions.0.line_items.0',
+        code: 'line_items_overlap_already_charged_period',
+        detail: expect.stringContaining('2019-10-01') as unknown,
+      },
     ]);
 
     // The end day is a boundary: November may start on it.
     expect((await post(account, [charge('nov', november)])).status).toBe(201);
-    expect((await post(account, [charge('oct-meter-2', october, { supply_point_identifier: 'MPAN-2' })])).status).toBe(201);
-    expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).toEqual(['oct', 'nov', 'oct-meter-2']);
+    expect((await post(account, [charge('oct-meter-2', october, { supply_point_identifier: 'MPAN-2' })])).status).toBe(
+      201,
+    );
+    expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).toEqual([
+      'oct',
+      'nov',
+      'oct-meter-2',
+    ]);
   });
 
   it('counts an earlier charge of the same request as charged, while a resent one that already exists is skipped', async () => {
     const account = await importedAccount(app, tenant);
     expect((await post(account, [charge('oct', october)])).status).toBe(201);
 
-    const res = await post(account, [charge('oct', october), charge('nov', november), charge('nov-again', { start_date: '2019-11-10', end_date: '2019-11-11' })]);
+    const res = await post(account, [
+      charge('oct', october),
+      charge('nov', november),
+      charge('nov-again', { start_date: '2019-11-10', end_date: '2019-11-11' }),
+    ]);
 
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { attr: string; code: string }) => [e.attr, e.code])).toEqual([
@@ -106,7 +166,9 @@ describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
     const again = await postTransactions(app, tenant.token, body, { query: 'check_previously_added=false' });
 
     expect(again.status).toBe(400);
-    expect(again.body.errors).toMatchObject([{ attr: 'transactions.0.line_items.0', code: 'line_items_overlap_already_charged_period' }]);
+    expect(again.body.errors).toMatchObject([
+      { attr: 'transactions.0.line_items.0', code: 'line_items_overlap_already_charged_period' },
+    ]);
     expect(await storedTransactions(app, account.accountId)).toHaveLength(1);
   });
 

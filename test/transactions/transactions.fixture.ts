@@ -17,11 +17,19 @@ export async function importedAccount(app: TestApp, tenant: Tenant, openFrom = O
   const external = `EXT-${uniqueSuffix()}`;
   const report = await applyFile(app.db, {
     accounts: [
-      { import_supplier: tenant.supplier, external_account_number: external, state: 'imported', open_statement_from: openFrom },
+      {
+        import_supplier: tenant.supplier,
+        external_account_number: external,
+        state: 'imported',
+        open_statement_from: openFrom,
+      },
     ],
   });
   const platformAccountNumber = report.accounts[0]!.platform_account_number!;
-  const { id } = await app.db.prisma.account.findUniqueOrThrow({ where: { platformAccountNumber }, select: { id: true } });
+  const { id } = await app.db.prisma.account.findUniqueOrThrow({
+    where: { platformAccountNumber },
+    select: { id: true },
+  });
   return { external, accountId: id, platformAccountNumber };
 }
 

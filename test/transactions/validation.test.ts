@@ -61,7 +61,12 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     ['a blank transaction_id', { transaction_id: '' }, 'transaction_id', 'blank'],
     ['a missing transaction_date', { transaction_date: undefined }, 'transaction_date', 'required'],
     ['an impossible transaction_date', { transaction_date: '2019-02-30' }, 'transaction_date', 'invalid'],
-    ['a transaction_date in the future', { transaction_date: futureDay() }, 'transaction_date', 'transaction_in_future'],
+    [
+      'a transaction_date in the future',
+      { transaction_date: futureDay() },
+      'transaction_date',
+      'transaction_in_future',
+    ],
     ['a missing amount', { amount: undefined }, 'amount', 'required'],
     ['a null amount', { amount: null }, 'amount', 'null'],
     ['an amount that is not a number', { amount: '12,50' }, 'amount', 'invalid'],
@@ -69,9 +74,19 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     ['an amount with 11 decimal places', { amount: '0.12345678901' }, 'amount', 'max_decimal_places'],
     ['an amount with 21 digits', { amount: '12345678901.1234567891' }, 'amount', 'max_digits'],
     ['a zero payment', { amount: 0 }, 'amount', 'amount_must_be_positive'],
-    ['a negative repayment', { type: 'REPAYMENT', payment_type: 'BACS', amount: '-5' }, 'amount', 'amount_must_be_positive'],
+    [
+      'a negative repayment',
+      { type: 'REPAYMENT', payment_type: 'BACS', amount: '-5' },
+      'amount',
+      'amount_must_be_positive',
+    ],
     ['a repayment payment_type on a payment', { payment_type: 'BACS' }, 'payment_type', 'invalid_choice'],
-    ['a payment payment_type on a repayment', { type: 'REPAYMENT', payment_type: 'DEBIT_CARD' }, 'payment_type', 'invalid_choice'],
+    [
+      'a payment payment_type on a repayment',
+      { type: 'REPAYMENT', payment_type: 'DEBIT_CARD' },
+      'payment_type',
+      'invalid_choice',
+    ],
     ['a blank note', { note: '' }, 'note', 'blank'],
     ['a reason that is not a string', { reason: 7 }, 'reason', 'invalid'],
   ])('rejects %s with TRANSACTION_IMPORT_ERROR and the attr of the field', async (_name, overrides, field, code) => {
@@ -83,7 +98,9 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
       status: 'TRANSACTION_IMPORT_ERROR',
       error_detail: expect.any(String) as unknown,
       transaction_data: JSON.parse(JSON.stringify(submitted)) as unknown,
-      errors: expect.arrayContaining([{ attr: `transactions.1.${field}`, code, detail: expect.any(String) as unknown }]) as unknown,
+      errors: expect.arrayContaining([
+        { attr: `transactions.1.${field}`, code, detail: expect.any(String) as unknown },
+      ]) as unknown,
     });
   });
 
@@ -103,7 +120,12 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
       'amount',
       'ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount',
     ],
-    ['three meter readings', { line_items: [lineItem({ units: [1, 2, 3] })] }, 'line_items.0.units', 'line_item_units_must_be_two_values'],
+    [
+      'three meter readings',
+      { line_items: [lineItem({ units: [1, 2, 3] })] },
+      'line_items.0.units',
+      'line_item_units_must_be_two_values',
+    ],
     [
       'an end date before the start date',
       { line_items: [lineItem({ start_date: '2019-11-02' })] },
@@ -122,8 +144,18 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
       'supply_point_identifier',
       'supply_point_identifier_required_for_rate_specification_code',
     ],
-    ['a price with 8 decimal places', { line_items: [lineItem({ price_per_unit: '11.00000001' })] }, 'line_items.0.price_per_unit', 'max_decimal_places'],
-    ['units with 5 decimal places', { line_items: [lineItem({ number_of_units: '4.00001' })] }, 'line_items.0.number_of_units', 'max_decimal_places'],
+    [
+      'a price with 8 decimal places',
+      { line_items: [lineItem({ price_per_unit: '11.00000001' })] },
+      'line_items.0.price_per_unit',
+      'max_decimal_places',
+    ],
+    [
+      'units with 5 decimal places',
+      { line_items: [lineItem({ number_of_units: '4.00001' })] },
+      'line_items.0.number_of_units',
+      'max_decimal_places',
+    ],
     [
       'an unknown tax unit_type',
       { tax_items: [{ amount: 9.24, tax_type: 'VAT', value_taxed: 44, rate: 0.21, unit_type: 'PERCENT' }] },
@@ -135,7 +167,11 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
 
     expect(res.status).toBe(400);
     expect(res.body.status).toBe('TRANSACTION_IMPORT_ERROR');
-    expect(res.body.errors).toContainEqual({ attr: `transactions.0.${field}`, code, detail: expect.any(String) as unknown });
+    expect(res.body.errors).toContainEqual({
+      attr: `transactions.0.${field}`,
+      code,
+      detail: expect.any(String) as unknown,
+    });
   });
 
   it('accepts a net amount that is price × units rounded to the places given', async () => {
@@ -149,7 +185,9 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
         supplyCharge('rounded', {
           amount: '33.33',
           tax_items: undefined,
-          line_items: [lineItem({ rate_band: undefined, price_per_unit: '11.1111111', number_of_units: 3, net_amount: '33.33' })],
+          line_items: [
+            lineItem({ rate_band: undefined, price_per_unit: '11.1111111', number_of_units: 3, net_amount: '33.33' }),
+          ],
         }),
       ]),
     );
@@ -162,7 +200,11 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     expect(res.status).toBe(400);
     expect(res.body.transaction_data).toEqual(payment('1'));
     expect(res.body.errors).toEqual([
-      { attr: 'transactions.2.transaction_id', code: 'duplicate_transaction_ids', detail: expect.any(String) as unknown },
+      {
+        attr: 'transactions.2.transaction_id',
+        code: 'duplicate_transaction_ids',
+        detail: expect.any(String) as unknown,
+      },
     ]);
   });
 
@@ -193,7 +235,12 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     ['an import_supplier that is not a string', { import_supplier: 42 }, 'import_supplier', 'invalid'],
     ['no external_account_number', { external_account_number: undefined }, 'external_account_number', 'required'],
     ['a dry_run that is not a boolean', { dry_run: 'yes' }, 'dry_run', 'invalid'],
-    ['more transactions than the limit', { transactions: Array.from({ length: MAX_ITEMS + 1 }, (_, i) => payment(`${i}`)) }, 'transactions', 'max_length'],
+    [
+      'more transactions than the limit',
+      { transactions: Array.from({ length: MAX_ITEMS + 1 }, (_, i) => payment(`${i}`)) },
+      'transactions',
+      'max_length',
+    ],
   ])('answers a request with %s with the standardized validation body', async (_name, overrides, attr, code) => {
     const res = await rejected({ ...envelope(tenant, account, [payment('1')]), ...(overrides as object) });
 
@@ -251,7 +298,10 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
   });
 
   it('answers 400 import_supplier_migration_not_ongoing for a paused supplier', async () => {
-    const paused = await createTenant(app, { status: 'Paused', accounts: [{ external_account_number: 'P-1', state: 'imported' }] });
+    const paused = await createTenant(app, {
+      status: 'Paused',
+      accounts: [{ external_account_number: 'P-1', state: 'imported' }],
+    });
     const res = await postTransactions(app, paused.token, {
       import_supplier: paused.supplier,
       external_account_number: 'P-1',

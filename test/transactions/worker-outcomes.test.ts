@@ -87,7 +87,10 @@ describe('transaction import jobs in the worker', () => {
   it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
     // A job queued by an older release (no version, the body as sent) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
-    const queue = new Queue(JOBS.importTransactions.queue, { connection: producerConnection(app.config), prefix: app.config.QUEUE_PREFIX });
+    const queue = new Queue(JOBS.importTransactions.queue, {
+      connection: producerConnection(app.config),
+      prefix: app.config.QUEUE_PREFIX,
+    });
     const queueAsOlderRelease = async (request: unknown) => {
       const id = randomUUID();
       const organisationId = organisationOf(tenant);
@@ -101,21 +104,33 @@ describe('transaction import jobs in the worker', () => {
         bodyHash: 'older-release',
       });
       const payload = { options: { check_previously_added: true, force_add_to_current_statement: true }, request };
-      await queue.add(JOBS.importTransactions.name, { requestId: id, organisationId, accountId: account.accountId, payload }, { jobId: id });
+      await queue.add(
+        JOBS.importTransactions.name,
+        { requestId: id, organisationId, accountId: account.accountId, payload },
+        { jobId: id },
+      );
       return until('the stored answer', async () => {
         const row = await findResult(app.db.pool, id);
         return row?.httpStatus != null ? { status: row.httpStatus, body: row.body } : undefined;
       });
     };
     try {
-      const badItem = await queueAsOlderRelease(envelope(tenant, account, [payment('1'), payment('2', { amount: -3 })]));
+      const badItem = await queueAsOlderRelease(
+        envelope(tenant, account, [payment('1'), payment('2', { amount: -3 })]),
+      );
       const badEnvelope = await queueAsOlderRelease({ ...envelope(tenant, account, [payment('3')]), dry_run: 'no' });
 
       expect(badItem).toMatchObject({
         status: 400,
-        body: { status: 'TRANSACTION_IMPORT_ERROR', errors: [{ attr: 'transactions.1.amount', code: 'amount_must_be_positive' }] },
+        body: {
+          status: 'TRANSACTION_IMPORT_ERROR',
+          errors: [{ attr: 'transactions.1.amount', code: 'amount_must_be_positive' }],
+        },
       });
-      expect(badEnvelope).toMatchObject({ status: 400, body: { code: 'invalid_input', errors: [{ attr: 'dry_run' }] } });
+      expect(badEnvelope).toMatchObject({
+        status: 400,
+        body: { code: 'invalid_input', errors: [{ attr: 'dry_run' }] },
+      });
       expect(await storedTransactions(app, account.accountId)).toEqual([]);
     } finally {
       await queue.close();

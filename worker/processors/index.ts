@@ -6,7 +6,6 @@ import { processMaintenance } from './maintenance.processor';
 import { processTransactionImport } from './transactions.processor';
 import type { Processor } from '../worker-context';
 
-
 export const PROCESSORS: Record<string, Processor> = {
   [JOBS.createPaymentInstruction.queue]: processPaymentInstruction,
   [JOBS.importTransactions.queue]: processTransactionImport,

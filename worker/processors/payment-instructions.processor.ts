@@ -19,9 +19,14 @@ export const processPaymentInstruction: Processor = (job: Job<QueuedRequestData>
     onlyWhilePending: true,
     async prepare({ accountId, payload }) {
       try {
-        return await verifyInstruction({ db: ctx.db, verify: (i) => verifyAtVendor(ctx.config, i, job.data.organisationId) }, accountId, payload);
+        return await verifyInstruction(
+          { db: ctx.db, verify: (i) => verifyAtVendor(ctx.config, i, job.data.organisationId) },
+          accountId,
+          payload,
+        );
       } catch (err) {
-        if (err instanceof VendorCircuitOpenError || err instanceof VendorCallsBusyError) await waitForBreaker(job, ctx, err);
+        if (err instanceof VendorCircuitOpenError || err instanceof VendorCallsBusyError)
+          await waitForBreaker(job, ctx, err);
         throw err;
       }
     },
@@ -36,7 +41,10 @@ async function waitForBreaker(
 ): Promise<never> {
   const answerBy = job.timestamp + ctx.config.RESULT_WAIT_MS;
   if (err.retryAt + ctx.config.VENDOR_TIMEOUT_MS > answerBy) throw new GiveUp(err);
-  ctx.logger.debug({ vendor: err.vendor, retryAt: err.retryAt, reason: err.constructor.name }, 'vendor not asked: job delayed');
+  ctx.logger.debug(
+    { vendor: err.vendor, retryAt: err.retryAt, reason: err.constructor.name },
+    'vendor not asked: job delayed',
+  );
   await job.moveToDelayed(err.retryAt, job.token);
   throw new DelayedError();
 }

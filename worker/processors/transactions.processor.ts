@@ -8,5 +8,6 @@ import type { Processor } from '../worker-context';
 
 export const processTransactionImport: Processor = (job: Job<QueuedRequestData>, ctx) =>
   runQueuedJob('importTransactions', job, ctx, {
-    sql: (tx, { requestId, accountId, payload }) => importTransactions(tx, { accountId, requestId, now: new Date() }, payload),
+    sql: (tx, { requestId, accountId, payload }) =>
+      importTransactions(tx, { accountId, requestId, now: new Date() }, payload),
   });

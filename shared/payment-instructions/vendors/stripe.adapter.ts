@@ -54,7 +54,10 @@ function cardDetails(method: Stripe.PaymentMethod, now: Date): VendorDetails {
   }
   // A PaymentMethod without a customer was never attached or has been detached: Stripe will not charge it again.
   if (method.customer === null) {
-    throw rejected('payment_method_not_attached', 'The PaymentMethod is not attached to a Stripe customer, so it cannot be reused.');
+    throw rejected(
+      'payment_method_not_attached',
+      'The PaymentMethod is not attached to a Stripe customer, so it cannot be reused.',
+    );
   }
   const thisMonth = now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
   if (card.exp_year * 12 + card.exp_month < thisMonth) {

@@ -31,7 +31,10 @@ export class VendorCircuitOpenError extends TransientError {
     readonly vendor: Vendor,
     readonly retryAt: number,
   ) {
-    super('vendor_unavailable', `Payment vendor ${vendor} is failing; calls to it are paused. Retry the request as it is.`);
+    super(
+      'vendor_unavailable',
+      `Payment vendor ${vendor} is failing; calls to it are paused. Retry the request as it is.`,
+    );
   }
 }
 
@@ -101,6 +104,7 @@ export function resetVendorBreakers(overrides: Partial<BreakerSettings> = {}): v
 /** Copies this process's breaker states into the circuit_breaker_state gauge (1 = current state). */
 export function recordBreakerStates(gauge: Metrics['breakerState']): void {
   for (const [vendor, current] of Object.entries(vendorBreakerStates())) {
-    for (const state of ['closed', 'open', 'halfOpen'] as const) gauge.set({ vendor, state }, state === current ? 1 : 0);
+    for (const state of ['closed', 'open', 'halfOpen'] as const)
+      gauge.set({ vendor, state }, state === current ? 1 : 0);
   }
 }

@@ -13,14 +13,22 @@ export class VendorCallsBusyError extends TransientError {
     readonly vendor: Vendor,
     readonly retryAt: number,
   ) {
-    super('vendor_unavailable', `The organisation's calls to ${vendor} are at their limit. Retry the request as it is.`);
+    super(
+      'vendor_unavailable',
+      `The organisation's calls to ${vendor} are at their limit. Retry the request as it is.`,
+    );
   }
 }
 
 const inFlight = new Map<number, number>();
 
 /** Runs `call` within the organisation's share of `limit` concurrent vendor calls, or throws VendorCallsBusyError. */
-export async function withinOrganisationShare<T>(vendor: Vendor, organisationId: number, limit: number, call: () => Promise<T>): Promise<T> {
+export async function withinOrganisationShare<T>(
+  vendor: Vendor,
+  organisationId: number,
+  limit: number,
+  call: () => Promise<T>,
+): Promise<T> {
   const held = inFlight.get(organisationId) ?? 0;
   if (held >= limit) throw new VendorCallsBusyError(vendor, Date.now() + PARK_MS + Math.floor(Math.random() * PARK_MS));
   inFlight.set(organisationId, held + 1);

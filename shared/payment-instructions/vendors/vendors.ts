@@ -33,6 +33,10 @@ export function verifyAtVendor(
 ): Promise<VendorDetails> {
   const adapter = adapterFor(config, instruction.vendor);
   return withinOrganisationShare(instruction.vendor, organisationId, config.VENDOR_CALLS_PER_ORGANISATION, () =>
-    callVendor(instruction.vendor, () => adapter.fetchInstruction(instruction.reference, instruction.type), config.VENDOR_TIMEOUT_MS),
+    callVendor(
+      instruction.vendor,
+      () => adapter.fetchInstruction(instruction.reference, instruction.type),
+      config.VENDOR_TIMEOUT_MS,
+    ),
   );
 }

@@ -144,7 +144,9 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
       const texts = await Promise.all(
         metricsPorts.filter((_, i) => workers[i]!.running()).map((port) => metricsOf(port).catch(() => undefined)),
       );
-      return texts.map((text) => Math.round(Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text ?? '')?.[1] ?? NaN) * 1000));
+      return texts.map((text) =>
+        Math.round(Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text ?? '')?.[1] ?? NaN) * 1000),
+      );
     },
     async breakerStates() {
       return Promise.all(

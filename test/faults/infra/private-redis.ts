@@ -20,7 +20,11 @@ export async function createPrivateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess | undefined;
 
   const ping = async () => {
-    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const probe = new Redis(port, '127.0.0.1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     probe.on('error', () => undefined);
     try {
       await probe.connect();
@@ -37,8 +41,20 @@ export async function createPrivateRedis(): Promise<PrivateRedis> {
       child = spawn(
         'redis-server',
         [
-          '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-          '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction',
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'everysec',
+          '--maxmemory-policy',
+          'noeviction',
         ],
         { stdio: 'ignore' },
       );

@@ -27,15 +27,28 @@ export async function checkInvariants(db: Database, ledger: Ledger, accountIds: 
   check(
     'every transaction acknowledged with 201 is stored exactly once',
     acked.flatMap((t) =>
-      t.ids.filter((id) => byKey.get(`${t.accountId}/${id}`)?.length !== 1).map((id) => `${id} ×${byKey.get(`${t.accountId}/${id}`)?.length ?? 0}`),
+      t.ids
+        .filter((id) => byKey.get(`${t.accountId}/${id}`)?.length !== 1)
+        .map((id) => `${id} ×${byKey.get(`${t.accountId}/${id}`)?.length ?? 0}`),
     ),
   );
   check(
     'a 201 names the rows it added (added_transaction_id is the stored row)',
     acked.flatMap((t) =>
-      ((t.outcome.body?.results ?? []) as { status: string; transaction_data: { transaction_id: string }; added_transaction_id?: string }[])
+      (
+        (t.outcome.body?.results ?? []) as {
+          status: string;
+          transaction_data: { transaction_id: string };
+          added_transaction_id?: string;
+        }[]
+      )
         .filter((r) => r.status === 'TRANSACTION_ADDED_TO_ACCOUNT')
-        .filter((r) => !byKey.get(`${t.accountId}/${r.transaction_data.transaction_id}`)?.includes(BigInt(r.added_transaction_id ?? -1)))
+        .filter(
+          (r) =>
+            !byKey
+              .get(`${t.accountId}/${r.transaction_data.transaction_id}`)
+              ?.includes(BigInt(r.added_transaction_id ?? -1)),
+        )
         .map((r) => `${r.transaction_data.transaction_id} → ${r.added_transaction_id}`),
     ),
   );
@@ -46,15 +59,21 @@ export async function checkInvariants(db: Database, ledger: Ledger, accountIds: 
       .flatMap((t) => t.ids.filter((id) => byKey.has(`${t.accountId}/${id}`))),
   );
   const allowedTwice = new Set(
-    ledger.transactions.filter((t) => !t.checkPreviouslyAdded).flatMap((t) => t.ids.map((id) => `${t.accountId}/${id}`)),
+    ledger.transactions
+      .filter((t) => !t.checkPreviouslyAdded)
+      .flatMap((t) => t.ids.map((id) => `${t.accountId}/${id}`)),
   );
   check(
     'no transaction_id doubled on an account unless check_previously_added=false asked for it',
-    [...byKey].filter(([key, ids]) => ids.length > 1 && !allowedTwice.has(key)).map(([key, ids]) => `${key} ×${ids.length}`),
+    [...byKey]
+      .filter(([key, ids]) => ids.length > 1 && !allowedTwice.has(key))
+      .map(([key, ids]) => `${key} ×${ids.length}`),
   );
   const unguarded = ledger.transactions.filter((t) => !t.checkPreviouslyAdded && t.idempotencyKey === undefined);
   const doubled = unguarded.flatMap((t) =>
-    t.ids.filter((id) => (byKey.get(`${t.accountId}/${id}`)?.length ?? 0) > 1).map((id) => `${id} ×${byKey.get(`${t.accountId}/${id}`)!.length}`),
+    t.ids
+      .filter((id) => (byKey.get(`${t.accountId}/${id}`)?.length ?? 0) > 1)
+      .map((id) => `${id} ×${byKey.get(`${t.accountId}/${id}`)!.length}`),
   );
   const polled = unguarded.filter((t) => t.outcome.attempts.length > 1).length;
   const unknown = unguarded.filter((t) => t.outcome.kind === 'unknown').length;
@@ -64,21 +83,21 @@ export async function checkInvariants(db: Database, ledger: Ledger, accountIds: 
     detail: `${unguarded.length} such request(s), ${polled} retried or polled, ${unknown} unknown after a dropped connection; doubled: ${doubled.slice(0, 5).join('; ') || 'none'}`,
   });
   const sent = new Set(ledger.transactions.flatMap((t) => t.ids.map((id) => `${t.accountId}/${id}`)));
-  check('every stored transaction was sent by a client', [...byKey.keys()].filter((key) => !sent.has(key)));
   check(
-    'every request reached its designed answer (201, or 400 for the refused ones)',
-    [
-      // A connection dropped after sending leaves a request without key and check unknowable: the
-      // invariant above proves it was not doubled, and the suite reports how many there were.
-      ...ledger.transactions
-        .filter((t) => t.outcome.kind !== 'unknown')
-        .filter((t) => t.outcome.kind !== (t.refusal ? 'rejected' : 'acked'))
-        .map((t) => `${t.ids[0]}: ${t.outcome.kind} ${t.outcome.status} ${t.outcome.attempts.at(-1)?.code ?? ''}`),
-      ...ledger.instructions
-        .filter((i) => i.outcome.kind !== (i.unknownAtVendor ? 'rejected' : 'acked'))
-        .map((i) => `${i.reference}: ${i.outcome.kind} ${i.outcome.status} ${i.outcome.attempts.at(-1)?.code ?? ''}`),
-    ],
+    'every stored transaction was sent by a client',
+    [...byKey.keys()].filter((key) => !sent.has(key)),
   );
+  check('every request reached its designed answer (201, or 400 for the refused ones)', [
+    // A connection dropped after sending leaves a request without key and check unknowable: the
+    // invariant above proves it was not doubled, and the suite reports how many there were.
+    ...ledger.transactions
+      .filter((t) => t.outcome.kind !== 'unknown')
+      .filter((t) => t.outcome.kind !== (t.refusal ? 'rejected' : 'acked'))
+      .map((t) => `${t.ids[0]}: ${t.outcome.kind} ${t.outcome.status} ${t.outcome.attempts.at(-1)?.code ?? ''}`),
+    ...ledger.instructions
+      .filter((i) => i.outcome.kind !== (i.unknownAtVendor ? 'rejected' : 'acked'))
+      .map((i) => `${i.reference}: ${i.outcome.kind} ${i.outcome.status} ${i.outcome.attempts.at(-1)?.code ?? ''}`),
+  ]);
 
   const instructions = await db.prisma.paymentInstruction.findMany({
     where: { accountId: { in: accountIds } },
@@ -94,9 +113,16 @@ export async function checkInvariants(db: Database, ledger: Ledger, accountIds: 
   );
   check(
     'no payment instruction of a rejected request exists',
-    ledger.instructions.filter((i) => i.outcome.kind !== 'acked' && stored(i.accountId, i.reference) > 0).map((i) => i.reference),
+    ledger.instructions
+      .filter((i) => i.outcome.kind !== 'acked' && stored(i.accountId, i.reference) > 0)
+      .map((i) => i.reference),
   );
-  const hangs = [...ledger.transactions, ...ledger.instructions].flatMap((r) => r.outcome.attempts.filter((a) => a.status === -1));
-  check('no request hung (every attempt answered or failed to connect)', hangs.map((a) => `started ${new Date(a.startedAt).toISOString()}`));
+  const hangs = [...ledger.transactions, ...ledger.instructions].flatMap((r) =>
+    r.outcome.attempts.filter((a) => a.status === -1),
+  );
+  check(
+    'no request hung (every attempt answered or failed to connect)',
+    hangs.map((a) => `started ${new Date(a.startedAt).toISOString()}`),
+  );
   return results;
 }

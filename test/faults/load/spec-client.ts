@@ -82,7 +82,8 @@ async function pollLocation(location: string, opts: ClientOptions, attempts: Att
   const headers = { authorization: `Token ${opts.token}` };
   for (let n = 0; ; n++) {
     const answer = await attempt(opts, attempts, location, { method: 'GET', headers });
-    const pending = answer.attempt.status === 503 ? answer.attempt.code === 'result_pending' : RETRIED.has(answer.attempt.status);
+    const pending =
+      answer.attempt.status === 503 ? answer.attempt.code === 'result_pending' : RETRIED.has(answer.attempt.status);
     const backoff = answer.retryAfterMs ?? Math.min(100 * 2 ** n, MAX_BACKOFF_MS);
     if (!pending || Date.now() + backoff > opts.deadline) return answer;
     await sleep(backoff);

@@ -81,7 +81,11 @@ export function startLoad(
       const outcome = await sendAsSpecSays(
         {
           path: TRANSACTIONS_PATH + (query.length ? `?${query.join('&')}` : ''),
-          body: { import_supplier: tenant.supplier, external_account_number: account.external, transactions: spec.items },
+          body: {
+            import_supplier: tenant.supplier,
+            external_account_number: account.external,
+            transactions: spec.items,
+          },
           idempotencyKey: spec.idempotencyKey,
           repostIsSafe: spec.idempotencyKey !== undefined || spec.checkPreviouslyAdded,
         },
@@ -104,11 +108,19 @@ export function startLoad(
       const account = instructionAccounts[c * shape.instructionsPerClient.max + r];
       if (!account) throw new Error('the tenant has too few accounts for this load');
       const unknownAtVendor = r % 4 === 3;
-      const reference = unknownAtVendor ? `pm_unknown${phase.replace(/[^A-Za-z0-9]/g, '')}c${c}r${r}` : stack.fake.addCard().id;
+      const reference = unknownAtVendor
+        ? `pm_unknown${phase.replace(/[^A-Za-z0-9]/g, '')}c${c}r${r}`
+        : stack.fake.addCard().id;
       const outcome = await sendAsSpecSays(
         {
           path: INSTRUCTIONS_PATH,
-          body: { import_supplier: tenant.supplier, external_account_number: account.external, vendor: 'STRIPE', type: 'CARD', reference },
+          body: {
+            import_supplier: tenant.supplier,
+            external_account_number: account.external,
+            vendor: 'STRIPE',
+            type: 'CARD',
+            reference,
+          },
           idempotencyKey: `${phase}-pi-${c}-${r}`,
           repostIsSafe: true,
         },
@@ -136,7 +148,9 @@ export function startLoad(
 
 /** Accounts a tenant needs for this shape of load. */
 export function accountsNeeded(shape: LoadShape): number {
-  return Math.max(1, Math.ceil(shape.transactionClients / 2)) + shape.instructionClients * shape.instructionsPerClient.max;
+  return (
+    Math.max(1, Math.ceil(shape.transactionClients / 2)) + shape.instructionClients * shape.instructionsPerClient.max
+  );
 }
 
 interface TransactionRequestSpec {
@@ -164,7 +178,14 @@ function transactionRequest(prefix: string, r: number, size: number): Transactio
     // Some dated before the open period: moved into it (force defaults to true), with a pinned note.
     const date = i % 10 === 9 && refusal === undefined ? '2023-12-15' : '2024-02-01';
     return i % 3 === 0
-      ? { transaction_id: id, transaction_date: date, amount: `${(i % 50) + 1}.25`, type: 'CHARGE', reason: 'IMPORTED_CHARGE', note: `charge ${id}` }
+      ? {
+          transaction_id: id,
+          transaction_date: date,
+          amount: `${(i % 50) + 1}.25`,
+          type: 'CHARGE',
+          reason: 'IMPORTED_CHARGE',
+          note: `charge ${id}`,
+        }
       : payment(id, date, `${(i % 90) + 1}.10`);
   });
   return { items, checkPreviouslyAdded, refusal, idempotencyKey: withoutKey ? undefined : `${prefix}-key` };
