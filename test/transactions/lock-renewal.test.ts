@@ -1,9 +1,11 @@
 // Job locks are short (WORKER_LOCK_OPTIONS) so a dead worker's jobs come back in seconds; a live but
 // busy worker must still renew them. The heaviest load one process can take — API and workers together,
 // as `npm start` runs them, every worker slot busy with a full 1,000-transaction request, and requests
-// for one account queued behind each other (the account lock) so jobs are held for longer than a lock
-// lasts — keeps the event loop turning often enough that no lock lapses and no job runs twice.
+// for one account queued behind each other (the account lock) — keeps the event loop turning often
+// enough that no lock lapses and no job runs twice. So that jobs surely outlive a lock however fast the
+// machine is, the test itself holds the two accounts' rows until the workers have renewed their locks.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { until } from '../helpers/until';
 import { WORKER_LOCK_OPTIONS } from '../../shared/platform/jobs';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { envelope, importedAccount, payment, postTransactions, storedTransactions } from './transactions.fixture';
@@ -28,8 +30,12 @@ describe('job locks under load', () => {
     const stalled: string[] = [];
     const lostLocks: string[] = [];
     let renewals = 0;
+    let firstActive: number | undefined;
     for (const worker of app.workers!.workers) {
-      worker.on('active', (job) => runs.set(job.id!, (runs.get(job.id!) ?? 0) + 1));
+      worker.on('active', (job) => {
+        firstActive ??= Date.now();
+        runs.set(job.id!, (runs.get(job.id!) ?? 0) + 1);
+      });
       worker.on('stalled', (jobId) => stalled.push(jobId));
       worker.on('lockRenewalFailed', (jobIds) => lostLocks.push(...jobIds));
       worker.on('locksRenewed', ({ count }) => (renewals += count));
@@ -37,8 +43,13 @@ describe('job locks under load', () => {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
 
+    // Every job of these accounts waits on this transaction's row locks (lockAccount) until released.
+    const holder = await app.db.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM accounts WHERE id = ANY($1) FOR UPDATE', [accounts.map((a) => a.accountId)]);
+
     const started = Date.now();
-    const answers = await Promise.all(
+    const answering = Promise.all(
       Array.from({ length: REQUESTS }, (_, r) =>
         postTransactions(
           app,
@@ -51,6 +62,21 @@ describe('job locks under load', () => {
         ),
       ),
     );
+    try {
+      // Held past a lock's life: the blocked jobs' locks must have been renewed to survive it.
+      await until(
+        'jobs held past the life of a lock, their locks renewed',
+        () =>
+          renewals > 0 && firstActive !== undefined && Date.now() - firstActive > WORKER_LOCK_OPTIONS.lockDuration
+            ? true
+            : undefined,
+        6 * WORKER_LOCK_OPTIONS.lockDuration,
+      );
+    } finally {
+      await holder.query('COMMIT');
+      holder.release();
+    }
+    const answers = await answering;
     delay.disable();
     const maxDelayMs = Math.round(delay.max / 1e6);
     console.log(
@@ -63,8 +89,8 @@ describe('job locks under load', () => {
     expect(stored.map((rows) => rows.length)).toEqual(accounts.map(() => (REQUESTS / ACCOUNTS) * ITEMS));
     expect([...runs.values()]).toEqual(answers.map(() => 1));
     expect({ stalled, lostLocks }).toEqual({ stalled: [], lostLocks: [] });
-    // Jobs waited on each other for longer than a lock lasts: the locks were in fact renewed.
-    expect(renewals).toBeGreaterThan(0);
+    // Jobs waited longer than a lock lasts (until above), and their locks were renewed meanwhile.
+    expect(Date.now() - started).toBeGreaterThan(WORKER_LOCK_OPTIONS.lockDuration);
     // The lock is renewed at least every lockDuration/2: a longer stall would let it lapse.
     expect(maxDelayMs).toBeLessThan(WORKER_LOCK_OPTIONS.lockDuration / 2);
   }, 240_000);

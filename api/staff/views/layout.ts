@@ -11,25 +11,28 @@ export interface PageContext {
 
 export function page(title: string, ctx: PageContext, body: SafeHtml): string {
   return html`<!DOCTYPE html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>${title} · Data-import staff</title>
-        <link rel="stylesheet" href="${STYLESHEET_PATH}" />
-      </head>
-      <body>
-        <a class="skip-link" href="#main">Skip to main content</a>
-        <header class="site">
-          <div class="bar">
-            <span class="brand">Data-import staff</span>
-            ${ctx.staff ? navigation(ctx.staff, ctx.csrfToken) : ''}
-          </div>
-        </header>
-        <main id="main" tabindex="-1">${body}</main>
-      </body>
-    </html> `.value;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title} · Data-import staff</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to main content</a>
+<header class="site">
+  <div class="bar">
+    <span class="brand">Data-import staff</span>
+    ${ctx.staff ? navigation(ctx.staff, ctx.csrfToken) : ''}
+  </div>
+</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+</body>
+</html>
+`.value;
 }
 
 function navigation(staff: StaffPrincipal, csrfToken: string | undefined): SafeHtml {
@@ -42,7 +45,7 @@ function navigation(staff: StaffPrincipal, csrfToken: string | undefined): SafeH
     <div class="who">
       <span>Signed in as <strong>${staff.username}</strong> (${staff.role})</span>
       <form method="post" action="/logout">
-        <input type="hidden" name="_csrf" value="${csrfToken ?? ''}" />
+        <input type="hidden" name="_csrf" value="${csrfToken ?? ''}">
         <button type="submit" class="link">Sign out</button>
       </form>
     </div>`;

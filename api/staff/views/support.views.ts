@@ -22,57 +22,29 @@ export function suppliersPage(ctx: PageContext, suppliers: Supplier[]): string {
     'Support',
     ctx,
     html`<h1>Import suppliers</h1>
-      <p>Choose an import supplier to see its migration progress, its account lists and to search an account.</p>
-      ${
-        suppliers.length === 0
-          ? html`<p class="message info">No import suppliers exist yet.</p>`
-          : html`<table>
-              <caption>
-                All import suppliers
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Supplier</th>
-                  <th scope="col">Migration status</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${suppliers.map(
-                  (s) =>
-                    html`<tr>
-                      <td><a href="${supplierPath(s.code)}">${s.code}</a></td>
-                      <td>${s.status}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }`,
+<p>Choose an import supplier to see its migration progress, its account lists and to search an account.</p>
+${
+  suppliers.length === 0
+    ? html`<p class="message info">No import suppliers exist yet.</p>`
+    : html`<table>
+  <caption>All import suppliers</caption>
+  <thead><tr><th scope="col">Supplier</th><th scope="col">Migration status</th></tr></thead>
+  <tbody>
+    ${suppliers.map((s) => html`<tr><td><a href="${supplierPath(s.code)}">${s.code}</a></td><td>${s.status}</td></tr>`)}
+  </tbody>
+</table>`
+}`,
   );
 }
 
 function searchForm(code: string, number = ''): SafeHtml {
-  return html`<form
-    method="get"
-    action="${supplierPath(code)}account"
-    class="inline panel"
-    role="search"
-    aria-label="Account search"
-  >
-    <div>
-      <label for="number">External account number</label>
-      <input
-        type="search"
-        id="number"
-        name="number"
-        value="${number}"
-        required
-        maxlength="128"
-        autocomplete="off"
-        spellcheck="false"
-      />
-    </div>
-    <button type="submit">Search</button>
-  </form>`;
+  return html`<form method="get" action="${supplierPath(code)}account" class="inline panel" role="search" aria-label="Account search">
+  <div>
+    <label for="number">External account number</label>
+    <input type="search" id="number" name="number" value="${number}" required maxlength="128" autocomplete="off" spellcheck="false">
+  </div>
+  <button type="submit">Search</button>
+</form>`;
 }
 
 function breadcrumb(code: string): SafeHtml {
@@ -86,34 +58,26 @@ export function supplierPage(ctx: PageContext, o: { supplier: Supplier; counts: 
     `Supplier ${s.code}`,
     ctx,
     html`<p><a href="/support/">All suppliers</a></p>
-      <h1>Supplier ${s.code}</h1>
-      <p>Migration status: <strong>${s.status}</strong></p>
-      <h2>Search an account</h2>
-      ${searchForm(s.code)}
-      <h2>Progress</h2>
-      <ul class="counts">
-        <li><span class="n">${c.pending}</span> pending (no platform account yet)</li>
-        <li><span class="n">${c.in_progress}</span> in progress</li>
-        <li><span class="n">${c.staged}</span> staged, not started</li>
-        <li><span class="n">${c.failed}</span> failed attempts</li>
-        <li><span class="n">${c.imported}</span> imported</li>
-      </ul>
-      <h2>Lists</h2>
-      <ul>
-        <li>
-          <a href="${href(`${base}accounts/`, { list: 'pending' })}">Pending accounts</a> (<a
-            href="${href(`${base}accounts.csv`, { list: 'pending' })}"
-            >download CSV</a
-          >)
-        </li>
-        <li>
-          <a href="${href(`${base}accounts/`, { list: 'imported' })}">Imported accounts</a> (<a
-            href="${href(`${base}accounts.csv`, { list: 'imported' })}"
-            >download CSV</a
-          >)
-        </li>
-        <li>All accounts: <a href="${href(`${base}accounts.csv`, { list: 'all' })}">download CSV</a></li>
-      </ul>`,
+<h1>Supplier ${s.code}</h1>
+<p>Migration status: <strong>${s.status}</strong></p>
+<h2>Search an account</h2>
+${searchForm(s.code)}
+<h2>Progress</h2>
+<ul class="counts">
+  <li><span class="n">${c.pending}</span> pending (no platform account yet)</li>
+  <li><span class="n">${c.in_progress}</span> in progress</li>
+  <li><span class="n">${c.staged}</span> staged, not started</li>
+  <li><span class="n">${c.failed}</span> failed attempts</li>
+  <li><span class="n">${c.imported}</span> imported</li>
+</ul>
+<h2>Lists</h2>
+<ul>
+  <li><a href="${href(`${base}accounts/`, { list: 'pending' })}">Pending accounts</a>
+    (<a href="${href(`${base}accounts.csv`, { list: 'pending' })}">download CSV</a>)</li>
+  <li><a href="${href(`${base}accounts/`, { list: 'imported' })}">Imported accounts</a>
+    (<a href="${href(`${base}accounts.csv`, { list: 'imported' })}">download CSV</a>)</li>
+  <li>All accounts: <a href="${href(`${base}accounts.csv`, { list: 'all' })}">download CSV</a></li>
+</ul>`,
   );
 }
 
@@ -121,58 +85,37 @@ export function accountsListPage(ctx: PageContext, p: Awaited<ReturnType<typeof 
   const base = `${supplierPath(p.supplier.code)}accounts/`;
   const title = LIST_TITLE[p.list];
   const pager = html`<nav class="pager" aria-label="Pages">
-    <a href="${href(base, { list: p.list })}">First page</a>
-    ${p.previous !== undefined ? html`<a href="${href(base, { list: p.list, before: p.previous })}">Previous page</a>` : ''}
-    ${p.next !== undefined ? html`<a href="${href(base, { list: p.list, after: p.next })}">Next page</a>` : ''}
-  </nav>`;
+  <a href="${href(base, { list: p.list })}">First page</a>
+  ${p.previous !== undefined ? html`<a href="${href(base, { list: p.list, before: p.previous })}">Previous page</a>` : ''}
+  ${p.next !== undefined ? html`<a href="${href(base, { list: p.list, after: p.next })}">Next page</a>` : ''}
+</nav>`;
   return page(
     `${title} · ${p.supplier.code}`,
     ctx,
     html`${breadcrumb(p.supplier.code)}
-      <h1>${title} of ${p.supplier.code}</h1>
-      <p>
-        <a href="${href(`${supplierPath(p.supplier.code)}accounts.csv`, { list: p.list })}"
-          >Download the whole list as CSV</a
-        >
-      </p>
-      ${
-        p.rows.length === 0
-          ? html`<p class="message info">No accounts on this page.</p>`
-          : html`<table>
-              <caption>
-                ${title}, by external account number
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">External account number</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Platform account number</th>
-                  <th scope="col">Staged at</th>
-                  <th scope="col">Account created at</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${p.rows.map(
-                  (r) =>
-                    html`<tr>
-                      <td>
-                        <a
-                          href="${href(`${supplierPath(p.supplier.code)}account`, { number: r.external_account_number })}"
-                          >${r.external_account_number}</a
-                        >
-                      </td>
-                      <td>${r.status}</td>
-                      <td>${r.state.toLowerCase().replace('_', ' ')}</td>
-                      <td>${r.platform_account_number ?? '—'}</td>
-                      <td>${when(r.staged_at)}</td>
-                      <td>${when(r.account_created_at)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
-      ${pager}`,
+<h1>${title} of ${p.supplier.code}</h1>
+<p><a href="${href(`${supplierPath(p.supplier.code)}accounts.csv`, { list: p.list })}">Download the whole list as CSV</a></p>
+${
+  p.rows.length === 0
+    ? html`<p class="message info">No accounts on this page.</p>`
+    : html`<table>
+  <caption>${title}, by external account number</caption>
+  <thead><tr>
+    <th scope="col">External account number</th><th scope="col">Status</th><th scope="col">State</th>
+    <th scope="col">Platform account number</th><th scope="col">Staged at</th><th scope="col">Account created at</th>
+  </tr></thead>
+  <tbody>
+  ${p.rows.map(
+    (r) => html`<tr>
+    <td><a href="${href(`${supplierPath(p.supplier.code)}account`, { number: r.external_account_number })}">${r.external_account_number}</a></td>
+    <td>${r.status}</td><td>${r.state.toLowerCase().replace('_', ' ')}</td>
+    <td>${r.platform_account_number ?? '—'}</td><td>${when(r.staged_at)}</td><td>${when(r.account_created_at)}</td>
+  </tr>`,
+  )}
+  </tbody>
+</table>`
+}
+${pager}`,
   );
 }
 
@@ -186,11 +129,9 @@ export function accountPage(ctx: PageContext, r: Awaited<ReturnType<typeof findA
       `Account not found · ${code}`,
       ctx,
       html`${breadcrumb(code)}
-        <h1>Account search</h1>
-        <p class="message error" role="alert">
-          No account with external account number <strong>${r.number}</strong> under ${code}.
-        </p>
-        ${searchForm(code, r.number)}`,
+<h1>Account search</h1>
+<p class="message error" role="alert">No account with external account number <strong>${r.number}</strong> under ${code}.</p>
+${searchForm(code, r.number)}`,
     );
   }
   const f = r.found;
@@ -198,74 +139,68 @@ export function accountPage(ctx: PageContext, r: Awaited<ReturnType<typeof findA
     `Account ${f.externalAccountNumber} · ${code}`,
     ctx,
     html`${breadcrumb(code)}
-      <h1>Account ${f.externalAccountNumber}</h1>
-      ${searchForm(code, r.number)}
-      <section class="panel" aria-labelledby="account-facts">
-        <h2 id="account-facts">Import status</h2>
-        <dl class="facts">
-          <dt>Import supplier</dt>
-          <dd>${code}</dd>
-          <dt>External account number</dt>
-          <dd>${f.externalAccountNumber}</dd>
-          <dt>Status</dt>
-          <dd>${f.status}</dd>
-          <dt>State</dt>
-          <dd>${f.state.toLowerCase().replace('_', ' ')}</dd>
-          <dt>Platform account number</dt>
-          <dd>${f.account?.platformAccountNumber ?? '—'}</dd>
-          <dt>Staged at</dt>
-          <dd>${when(f.stagedAt)}</dd>
-          <dt>Account created at</dt>
-          <dd>${when(f.account?.createdAt)}</dd>
-        </dl>
-      </section>
-      ${
-        f.account
-          ? html`${importedData(f.account)} ${rejectionsTable(f.rejections)}`
-          : html`<p class="message info">No platform account yet, so nothing can have been imported onto it.</p>`
-      }`,
+<h1>Account ${f.externalAccountNumber}</h1>
+${searchForm(code, r.number)}
+<section class="panel" aria-labelledby="account-facts">
+  <h2 id="account-facts">Import status</h2>
+  <dl class="facts">
+    <dt>Import supplier</dt><dd>${code}</dd>
+    <dt>External account number</dt><dd>${f.externalAccountNumber}</dd>
+    <dt>Status</dt><dd>${f.status}</dd>
+    <dt>State</dt><dd>${f.state.toLowerCase().replace('_', ' ')}</dd>
+    <dt>Platform account number</dt><dd>${f.account?.platformAccountNumber ?? '—'}</dd>
+    <dt>Staged at</dt><dd>${when(f.stagedAt)}</dd>
+    <dt>Account created at</dt><dd>${when(f.account?.createdAt)}</dd>
+  </dl>
+</section>
+${
+  f.account
+    ? html`${importedData(f.account)}
+${rejectionsTable(f.rejections)}`
+    : html`<p class="message info">No platform account yet, so nothing can have been imported onto it.</p>`
+}`,
   );
 }
 
 function importedData(a: Account): SafeHtml {
   const n = a._count;
   return html`<h2>Imported data</h2>
-    <ul class="counts">
-      <li><span class="n">${n.notes}</span> notes</li>
-      <li><span class="n">${n.transactions}</span> transactions</li>
-      <li><span class="n">${n.statements}</span> historical statements</li>
-      <li><span class="n">${n.paymentInstructions}</span> payment instructions</li>
-    </ul>
-    ${latestTable(
-      'Latest notes',
-      ['Created at', 'Pinned', 'Body', 'Documents'],
-      a.notes.map((x) => [
-        when(x.createdAt),
-        x.isPinned ? 'yes' : 'no',
-        html`<span class="body-text">${x.body ?? '—'}</span>`,
-        documentCount(x.documents),
-      ]),
-    )}
-    ${latestTable(
-      'Latest transactions',
-      ['Transaction id', 'Date', 'Type', 'Amount'],
-      a.transactions.map((t) => [t.transactionId, day(t.transactionDate), t.type, formatMoney(t.amount)]),
-    )}
-    ${latestTable(
-      'Latest historical statements',
-      ['Statement id', 'Period', 'Issued', 'Gross amount'],
-      a.statements.map((s) => [
-        s.statementId,
-        `${day(s.billPeriodFromDate)} to ${day(s.billPeriodToDate)}`,
-        day(s.issuedDate),
-        s.grossAmount?.toString() ?? '—',
-      ]),
-    )}
-    ${latestTable(
-      'Payment instructions',
-      ['Vendor', 'Type', 'Reference', 'Active', 'Created at'],
-      a.paymentInstructions.map((p) => [p.vendor, p.type, p.reference, p.isActive ? 'yes' : 'no', when(p.createdAt)]),
-    )}`;
+<ul class="counts">
+  <li><span class="n">${n.notes}</span> notes</li>
+  <li><span class="n">${n.transactions}</span> transactions</li>
+  <li><span class="n">${n.statements}</span> historical statements</li>
+  <li><span class="n">${n.paymentInstructions}</span> payment instructions</li>
+</ul>
+${latestTable(
+  'Latest notes',
+  ['Created at', 'Pinned', 'Body', 'Documents'],
+  a.notes.map((x) => [
+    when(x.createdAt),
+    x.isPinned ? 'yes' : 'no',
+    html`<span class="body-text">${x.body ?? '—'}</span>`,
+    documentCount(x.documents),
+  ]),
+)}
+${latestTable(
+  'Latest transactions',
+  ['Transaction id', 'Date', 'Type', 'Amount'],
+  a.transactions.map((t) => [t.transactionId, day(t.transactionDate), t.type, formatMoney(t.amount)]),
+)}
+${latestTable(
+  'Latest historical statements',
+  ['Statement id', 'Period', 'Issued', 'Gross amount'],
+  a.statements.map((s) => [
+    s.statementId,
+    `${day(s.billPeriodFromDate)} to ${day(s.billPeriodToDate)}`,
+    day(s.issuedDate),
+    s.grossAmount?.toString() ?? '—',
+  ]),
+)}
+${latestTable(
+  'Payment instructions',
+  ['Vendor', 'Type', 'Reference', 'Active', 'Created at'],
+  a.paymentInstructions.map((p) => [p.vendor, p.type, p.reference, p.isActive ? 'yes' : 'no', when(p.createdAt)]),
+)}`;
 }
 
 /** Why the account's requests failed: the stable code a client saw, and the client's run when it sent one. */
@@ -288,25 +223,10 @@ function documentCount(documents: Prisma.JsonValue): string {
 }
 
 function latestTable(title: string, columns: string[], rows: (string | SafeHtml)[][]): SafeHtml {
-  if (rows.length === 0)
-    return html`<h3>${title}</h3>
-      <p class="muted">None.</p>`;
+  if (rows.length === 0) return html`<h3>${title}</h3><p class="muted">None.</p>`;
   return html`<table>
-    <caption>
-      ${title} (newest first)
-    </caption>
-    <thead>
-      <tr>
-        ${columns.map((c) => html`<th scope="col">${c}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (r) =>
-          html`<tr>
-            ${r.map((cell) => html`<td>${cell}</td>`)}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  <caption>${title} (newest first)</caption>
+  <thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
+  <tbody>${rows.map((r) => html`<tr>${r.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>
+</table>`;
 }
