@@ -85,7 +85,7 @@ export interface ScaleOutResult {
   };
 }
 
-/** Issue 11's targets, against the figures `main` measured before it (12,875 tx/s; list 3.9 s). */
+/** The performance targets, against the figures measured before the second performance step (12,875 tx/s; list 3.9 s). */
 export const TARGETS = {
   transactionsPerSecond: 3 * 12_875,
   ratioToCeiling: 0.6,

@@ -2,7 +2,7 @@
 // supervisor with one API and one worker child), and measures, in one run, the database's own ceiling
 // for the transactions insert next to the service's transactions, notes, status and list figures, the
 // memory of each process at rest, the cost of each read-path lever (bench/levers.ts), and the
-// scale-out phase (2 API + 2 worker processes, one worker SIGKILLed mid-run). Prints one table against issue 11's targets and writes bench/results.json.
+// scale-out phase (2 API + 2 worker processes, one worker SIGKILLed mid-run). Prints one table against the performance targets and writes bench/results.json.
 // Options: see bench/options.ts (e.g. `npm run bench -- --only status,list`). Curves: bench/curves.ts.
 import { writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';

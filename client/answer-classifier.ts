@@ -1,4 +1,4 @@
-// Turns one HTTP answer into what happens to each item of the batch. The rules (issue 12, spec
+// Turns one HTTP answer into what happens to each item of the batch. The rules (spec
 // "Errors"): 429, 5xx and 503 are retried as they are; a 401 means a new token; a 400 naming items in
 // errors[].attr fails those items and sends the rest again; a 400 naming none fails the whole batch;
 // *_already_exists is a success that added nothing; any other 4xx fails the batch as it is.

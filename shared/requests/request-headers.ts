@@ -8,7 +8,7 @@ export interface RequestHeaders {
   runId: string | undefined;
 }
 
-// The migration client's run (issue 12): stored with the request so support can find a run's refusals.
+// The migration client's run: stored with the request so support can find a run's refusals.
 const RUN_ID = /^[\x20-\x7e]{1,64}$/;
 
 export function parseRunId(header: string | undefined): string | undefined {
