@@ -19,7 +19,8 @@ describe('job locks under load', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    app = await startTestApp({ RESULT_WAIT_MS: '120000' }, { workers: true });
+    // Jobs are held on purpose while requests keep arriving: no answer may be shed for want of a connection.
+    app = await startTestApp({ RESULT_WAIT_MS: '120000', DB_ACQUIRE_TIMEOUT_MS: '120000' }, { workers: true });
     tenant = await createTenant(app);
   });
   afterAll(() => app.close());
