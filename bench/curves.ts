@@ -12,6 +12,7 @@ import { prepareFixtures, writeExternal, type Fixtures } from './fixtures';
 import type { HoldResult } from './load';
 import { CpuMeter, REDIS_URL, redisPid, removeQueueKeys, restingRss, runLoad, say, throughput } from './measure';
 import { childrenByRole, rssMb } from './proc';
+import { dropDatabase } from '../prisma/migrate';
 import { formatCurves, type CurvesResults } from './curves-report';
 import { build, freePort, obtainToken, spawnService, untilReady, type ServiceProcess } from './service';
 
@@ -225,19 +226,6 @@ async function main(): Promise<void> {
   say(
     `results in ${o.out}, service log in ${logFile}, ${((Date.now() - started) / 1000).toFixed(0)} s in all${o.keep ? '' : '; database dropped'}`,
   );
-}
-
-async function dropDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
 }
 
 main().catch((err: unknown) => {

@@ -15,17 +15,28 @@ export interface MigrationReport {
   alreadyApplied: number;
 }
 
-/** Creates the database named in the URL when it does not exist yet. */
-export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+/** Runs `fn` on the server's `postgres` database with the name of the database the URL names. */
+async function onServer<T>(
+  databaseUrl: string,
+  fn: (admin: Client, name: string, quoted: string) => Promise<T>,
+): Promise<T> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
   try {
+    return await fn(admin, name, '"' + name.replaceAll('"', '""') + '"');
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Creates the database named in the URL when it does not exist yet. */
+export function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  return onServer(databaseUrl, async (admin, name, quoted) => {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (found.rowCount) return false;
-    const quoted = '"' + name.replaceAll('"', '""') + '"';
     try {
       await admin.query(`CREATE DATABASE ${quoted}`);
     } catch (err) {
@@ -35,9 +46,14 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
       if (code !== '42P04' && code !== '23505') throw err;
     }
     return true;
-  } finally {
-    await admin.end();
-  }
+  });
+}
+
+/** Drops the database named in the URL (its sessions ended), for the bench and the rehearsal. */
+export function dropDatabase(databaseUrl: string): Promise<void> {
+  return onServer(databaseUrl, async (admin, _name, quoted) => {
+    await admin.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+  });
 }
 
 async function listMigrations(): Promise<{ name: string; sql: string; checksum: string }[]> {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { build, freePort, spawnService, untilReady } from '../bench/service';
+import { dropDatabase, ensureDatabase } from '../prisma/migrate';
 import { API_KEY, generateFiles, SUPPLIER, type RehearsalFiles } from './rehearsal/rehearsal-files';
 
 const ROOT = path.join(__dirname, '..');
@@ -126,12 +127,10 @@ function runAdmin(file: string, databaseUrl: string): Promise<void> {
 
 async function freshDatabase(server: string, name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`--database must be a plain lower-case name: ${name}`);
-  const admin = new Client({ connectionString: `${server}/postgres` });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return `${server}/${name}`;
+  const url = `${server}/${name}`;
+  await dropDatabase(url);
+  await ensureDatabase(url);
+  return url;
 }
 
 async function storedCounts(databaseUrl: string): Promise<Record<string, number>> {

@@ -1,6 +1,6 @@
-// The headers of queued writes, checked before anything is looked up or stored.
+// The headers of queued writes, checked before anything is looked up or stored. Each is printable
+// ASCII of a bounded length, checked before the pattern runs (a header may be ~16 KB).
 import { ValidationError } from '../platform/errors';
-import { parseIdempotencyKey } from './idempotency-key';
 
 /** As sent (Express's req.get), undefined when absent. */
 export interface RequestHeaders {
@@ -8,21 +8,27 @@ export interface RequestHeaders {
   runId: string | undefined;
 }
 
-// The migration client's run: stored with the request so support can find a run's refusals.
-const RUN_ID = /^[\x20-\x7e]{1,64}$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 
-export function parseRunId(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  // Bounded before the pattern runs (a header may be ~16 KB).
-  if (header.length > 64 || !RUN_ID.test(header)) {
-    throw ValidationError.single(
-      'Data-Import-Run-Id',
-      'invalid_run_id',
-      'The Data-Import-Run-Id header must be 1 to 64 printable ASCII characters.',
-    );
-  }
-  return header;
+function printableHeader(name: string, maxLength: number, code: string) {
+  return (header: string | undefined): string | undefined => {
+    if (header === undefined) return undefined;
+    if (header.length === 0 || header.length > maxLength || !PRINTABLE_ASCII.test(header)) {
+      throw ValidationError.single(
+        name,
+        code,
+        `The ${name} header must be 1 to ${maxLength} printable ASCII characters.`,
+      );
+    }
+    return header;
+  };
 }
+
+/** Stripe's contract: the same key with the same body replays the stored answer for 24 h. */
+export const parseIdempotencyKey = printableHeader('Idempotency-Key', 255, 'invalid_idempotency_key');
+
+/** The migration client's run: stored with the request so support can find a run's refusals. */
+export const parseRunId = printableHeader('Data-Import-Run-Id', 64, 'invalid_run_id');
 
 export function parseRequestHeaders(headers: RequestHeaders): RequestHeaders {
   return { idempotencyKey: parseIdempotencyKey(headers.idempotencyKey), runId: parseRunId(headers.runId) };

@@ -7,7 +7,7 @@ import { SupplierCode } from '../../shared/admin/apply.schemas';
 import { StaffUsername } from '../../shared/staff/staff.schemas';
 import { DecimalField, DocumentPath, IsoDate, IsoDateTime } from '../../shared/platform/fields';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
-import { parseIdempotencyKey } from '../../shared/requests/idempotency-key';
+import { parseIdempotencyKey } from '../../shared/requests/request-headers';
 import { fuzzOptions } from './fuzz-world';
 
 /** Far below what a quadratic pattern needs for these lengths, far above what a linear check needs on a busy machine. */
