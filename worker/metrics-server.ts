@@ -23,7 +23,7 @@ export async function startMetricsServer(metrics: Metrics, port: number, token: 
         .end('{"detail":"Metrics need a token.","code":"not_authenticated"}');
       return;
     }
-    recordBreakerStates(metrics.breakerState);
+    recordBreakerStates(metrics);
     metrics.registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
       () => res.writeHead(500).end(),

@@ -10,6 +10,7 @@ export interface Metrics {
   jobDuration: Histogram<'queue' | 'outcome'>;
   queueJobs: Gauge<'queue' | 'state'>;
   breakerState: Gauge<'vendor' | 'state'>;
+  vendorCallsInFlight: Gauge<'vendor'>;
   dbPool: Gauge<'state'>;
 }
 
@@ -62,6 +63,12 @@ export function createMetrics(): Metrics {
       name: 'circuit_breaker_state',
       help: '1 for the current state of each vendor circuit breaker (closed, open, halfOpen).',
       labelNames: ['vendor', 'state'],
+      registers: [registry],
+    }),
+    vendorCallsInFlight: new Gauge({
+      name: 'vendor_calls_in_flight',
+      help: 'Calls to each payment vendor sent through its circuit breaker and not answered yet, read at scrape time.',
+      labelNames: ['vendor'],
       registers: [registry],
     }),
     dbPool: new Gauge({

@@ -43,6 +43,8 @@ type Call = () => Promise<unknown>;
 interface Guard {
   breaker: CircuitBreaker<[Call], unknown>;
   openedAt: number;
+  /** Calls the breaker let through that have not settled yet. */
+  inFlight: number;
 }
 
 const guards = new Map<Vendor, Guard>();
@@ -51,19 +53,29 @@ let settings = DEFAULT_BREAKER_SETTINGS;
 function guardFor(vendor: Vendor): Guard {
   const existing = guards.get(vendor);
   if (existing) return existing;
-  const breaker = new CircuitBreaker<[Call], unknown>((call) => call(), {
-    name: vendor,
-    // The adapters' SDK timeouts (VENDOR_TIMEOUT_MS) bound each call; a second clock here would only race them.
-    timeout: false,
-    resetTimeout: settings.resetTimeoutMs,
-    volumeThreshold: settings.volumeThreshold,
-    errorThresholdPercentage: settings.errorThresholdPercentage,
-    rollingCountTimeout: settings.rollingWindowMs,
-    enableSnapshots: false,
-    // The vendor answering "no such instruction" is a healthy vendor: only faults count.
-    errorFilter: (err: unknown) => err instanceof ValidationError,
-  });
-  const guard: Guard = { breaker, openedAt: 0 };
+  const breaker = new CircuitBreaker<[Call], unknown>(
+    async (call) => {
+      guard.inFlight += 1;
+      try {
+        return await call();
+      } finally {
+        guard.inFlight -= 1;
+      }
+    },
+    {
+      name: vendor,
+      // The adapters' SDK timeouts (VENDOR_TIMEOUT_MS) bound each call; a second clock here would only race them.
+      timeout: false,
+      resetTimeout: settings.resetTimeoutMs,
+      volumeThreshold: settings.volumeThreshold,
+      errorThresholdPercentage: settings.errorThresholdPercentage,
+      rollingCountTimeout: settings.rollingWindowMs,
+      enableSnapshots: false,
+      // The vendor answering "no such instruction" is a healthy vendor: only faults count.
+      errorFilter: (err: unknown) => err instanceof ValidationError,
+    },
+  );
+  const guard: Guard = { breaker, openedAt: 0, inFlight: 0 };
   breaker.on('open', () => (guard.openedAt = Date.now()));
   guards.set(vendor, guard);
   return guard;
@@ -94,6 +106,14 @@ export function vendorBreakerStates(): Record<Vendor, BreakerState> {
   return states;
 }
 
+/** Calls to each vendor let through by this process's breaker and not settled yet; the breaker's state alone
+ * does not say whether a call sent before it opened is still on its way. */
+export function vendorCallsInFlight(): Record<Vendor, number> {
+  const counts = {} as Record<Vendor, number>;
+  for (const vendor of Object.keys(VENDOR_TYPES) as Vendor[]) counts[vendor] = guards.get(vendor)?.inFlight ?? 0;
+  return counts;
+}
+
 /** Drops every breaker (stopping their timers); the next calls build fresh ones with these settings. */
 export function resetVendorBreakers(overrides: Partial<BreakerSettings> = {}): void {
   for (const { breaker } of guards.values()) breaker.shutdown();
@@ -101,10 +121,15 @@ export function resetVendorBreakers(overrides: Partial<BreakerSettings> = {}): v
   settings = { ...DEFAULT_BREAKER_SETTINGS, ...overrides };
 }
 
-/** Copies this process's breaker states into the circuit_breaker_state gauge (1 = current state). */
-export function recordBreakerStates(gauge: Metrics['breakerState']): void {
+/**
+ * Copies this process's breaker states into the circuit_breaker_state gauge (1 = current state) and the
+ * calls on their way to each vendor into vendor_calls_in_flight.
+ */
+export function recordBreakerStates(metrics: Pick<Metrics, 'breakerState' | 'vendorCallsInFlight'>): void {
   for (const [vendor, current] of Object.entries(vendorBreakerStates())) {
     for (const state of ['closed', 'open', 'halfOpen'] as const)
-      gauge.set({ vendor, state }, state === current ? 1 : 0);
+      metrics.breakerState.set({ vendor, state }, state === current ? 1 : 0);
   }
+  for (const [vendor, calls] of Object.entries(vendorCallsInFlight()))
+    metrics.vendorCallsInFlight.set({ vendor }, calls);
 }
