@@ -3,7 +3,7 @@
 // deploy): never rename one in place; add a new name and drain the old one.
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from './config';
-import { createRedis, type RedisClient, type RedisTarget } from './redis';
+import { createRedis, reconnectDelay, type RedisClient, type RedisTarget } from './redis';
 import { TransientError, type AppError } from './errors';
 import type { CompactAnswer, JobPayload } from './job-payload';
 import { paymentInstructionJobPayload } from '../payment-instructions/payment-instruction.job-payload';
@@ -90,16 +90,22 @@ export interface QueuedRequestData<P = unknown> {
 
 /**
  * How fast a dead worker's jobs come back (BullMQ's defaults take 30–60 s, longer than RESULT_WAIT_MS).
- * A running job's lock is renewed at least every lockDuration/2 (BullMQ's lock manager ticks every
- * lockDuration/4), so a SIGKILLed worker's locks lapse at most lockDuration after the kill, and the next
- * stalled check by any live worker of the queue (every stalledInterval, and once when a worker starts)
- * moves the job back to wait: taken up again within lockDuration + stalledInterval = 5.5 s.
- * A live worker loses a lock only if its event loop stalls for 2.5 s (the fault suite sees ~1 s at most); the
- * job then runs again, and that run finds its result row finished (the work and the result commit
- * together under a row lock) and does nothing. maxStalledCount bounds a job that kills every worker
- * taking it (a poison job): its fourth stall fails it.
+ * BullMQ's lock manager ticks every lockRenewTime/2 and renews the locks older than that, so a running
+ * job's lock is renewed every 0.5–1 s. A SIGKILLed worker's locks lapse at most lockDuration after the
+ * kill, and the next stalled check by any live worker of the queue (every stalledInterval, and once when a
+ * worker starts) moves the job back to wait: taken up again within lockDuration + stalledInterval = 5.5 s.
+ * A live worker keeps its locks through anything shorter than lockDuration − lockRenewTime = 4 s without a
+ * renewal: an event-loop stall (the fault suite sees ~0.2 s at most) or a Redis outage plus the reconnect
+ * (at most 1 s after Redis is back, see reconnectDelay). Past that the job runs again, and that run finds
+ * its result row finished (the work and the result commit together under a row lock) and does nothing.
+ * maxStalledCount bounds a job that kills every worker taking it (a poison job): its fourth stall fails it.
  */
-export const WORKER_LOCK_OPTIONS = { lockDuration: 5_000, stalledInterval: 500, maxStalledCount: 3 } as const;
+export const WORKER_LOCK_OPTIONS = {
+  lockDuration: 5_000,
+  lockRenewTime: 1_000,
+  stalledInterval: 500,
+  maxStalledCount: 3,
+} as const;
 
 // BullMQ cannot tell cluster options from single-server ones, so a cluster is handed over as a client
 // (not yet connected). Workers and QueueEvents duplicate it and own the copies; a Queue uses it as it
@@ -112,7 +118,7 @@ export function producerConnection(config: RedisTarget): ConnectionOptions {
 
 export function blockingConnection(config: RedisTarget): ConnectionOptions {
   if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'worker', { lazyConnect: true });
-  return { url: config.REDIS_URL, maxRetriesPerRequest: null };
+  return { url: config.REDIS_URL, maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
 }
 
 const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';

@@ -9,9 +9,18 @@ export type RedisRole = 'producer' | 'worker';
 export type RedisClient = Redis | Cluster;
 export type RedisTarget = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>;
 
+/**
+ * Longest wait between reconnect attempts. BullMQ's own schedule grows to 20 s, so a worker could stay away
+ * for many seconds after a long Redis outage ended, its job locks lapsing meanwhile (see WORKER_LOCK_OPTIONS).
+ */
+const RECONNECT_MAX_DELAY_MS = 1_000;
+
+/** Milliseconds before reconnect attempt `times`: 100, 200, … then every RECONNECT_MAX_DELAY_MS. */
+export const reconnectDelay = (times: number): number => Math.min(times * 100, RECONNECT_MAX_DELAY_MS);
+
 const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
   producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
-  worker: { maxRetriesPerRequest: null },
+  worker: { maxRetriesPerRequest: null, retryStrategy: reconnectDelay },
 };
 
 export function createRedis(target: RedisTarget, role: RedisRole, opts: { lazyConnect?: boolean } = {}): RedisClient {

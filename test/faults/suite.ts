@@ -177,7 +177,7 @@ async function checkJobRuns(
   report.notes.push(
     `so far ${runs} job runs for ${jobs.length} jobs and ${finishedRows} finished result rows; ${redelivered} job(s) redelivered ` +
       `after a kill; worker event-loop delay at most ${Math.max(0, ...lags)} ms this phase ` +
-      `(locks last ${WORKER_LOCK_OPTIONS.lockDuration} ms and are renewed every ${WORKER_LOCK_OPTIONS.lockDuration / 2} ms at most)`,
+      `(locks last ${WORKER_LOCK_OPTIONS.lockDuration} ms and are renewed every ${WORKER_LOCK_OPTIONS.lockRenewTime} ms at most)`,
   );
   const lapsed = [...jobRuns.stalled.keys()].filter((id) => !killedJobs.has(id));
   return [
