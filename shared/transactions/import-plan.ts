@@ -66,22 +66,11 @@ export function isMoved(p: PlannedTransaction): boolean {
 
 export function toNewTransaction(p: PlannedTransaction, period: OpenPeriod | null): NewTransaction {
   const { transaction: t, data } = p;
-  const text = (key: string) => (typeof data[key] === 'string' ? data[key] : null);
   const moved = isMoved(p);
   return {
     transactionId: t.transaction_id,
     transactionDate: p.date,
     originalDate: moved ? t.transaction_date : null,
-    amount: t.amount.toFixed(),
-    type: t.type,
-    reason: text('reason'),
-    displayNote: text('display_note'),
-    note: text('note'),
-    reference: text('reference'),
-    paymentType: text('payment_type'),
-    productCode: text('product_code'),
-    lineItems: data.line_items ?? null,
-    taxItems: data.tax_items ?? null,
     description:
       moved && period
         ? `Transaction date moved from ${t.transaction_date} to ${p.date}: the original date is outside ` +

@@ -2,7 +2,7 @@
 // JSON form the answer echoes (`transaction_data`), so fields the schemas do not know never reach Redis.
 import Decimal from 'decimal.js';
 import type { CompactAnswer, JobPayload } from '../platform/job-payload';
-import { toTransactionData, type TransactionData } from './transaction-data';
+import { rememberTransactionData, toTransactionData, type TransactionData } from './transaction-data';
 import type { TransactionInput } from './transaction.schemas';
 import { parseTransactionImport, type TransactionImport } from './transaction.validation';
 
@@ -58,7 +58,7 @@ function reviveDecimals(t: TransactionData): TransactionInput {
       rate: decimal(x.rate),
     }));
   }
-  return revived as unknown as TransactionInput;
+  return rememberTransactionData(revived as unknown as TransactionInput, t);
 }
 
 const ADDED = 'TRANSACTION_ADDED_TO_ACCOUNT';

@@ -2,6 +2,7 @@
 // one INSERT … SELECT per request, whatever its size (the design measured ~10× the throughput of
 // createMany at 100 rows). Plain SQL, run on a pg transaction or inside a Prisma one (asSql).
 import type { Prepared, Sql } from '../platform/db';
+import type { TransactionData } from './transaction-data';
 
 export interface OpenPeriod {
   /** YYYY-MM-DD. */
@@ -28,16 +29,17 @@ const FIND_EXISTING: Prepared = {
   name: 'transactions.find-existing',
   text: 'SELECT DISTINCT transaction_id FROM transactions WHERE account_id = $1 AND transaction_id = ANY($2::text[])',
 };
+// Every column but the three the import decides is read from the stored echo (`submitted`), so each
+// transaction crosses the wire once; the echo's decimals and dates are the submitted ones.
 const INSERT: Prepared = {
   name: 'transactions.insert',
   text: `INSERT INTO transactions (
            account_id, request_id, transaction_id, transaction_date, original_date, amount, type, reason,
            display_note, note, reference, payment_type, product_code, line_items, tax_items, description, submitted)
-         SELECT $1::int, $2::text, r.*
-           FROM jsonb_to_recordset($3::jsonb) AS r(
-             transaction_id text, transaction_date date, original_date date, amount numeric, type text, reason text,
-             display_note text, note text, reference text, payment_type text, product_code text, line_items jsonb,
-             tax_items jsonb, description text, submitted jsonb)
+         SELECT $1::int, $2::text, s->>'transaction_id', r.transaction_date, r.original_date, (s->>'amount')::numeric,
+                s->>'type', s->>'reason', s->>'display_note', s->>'note', s->>'reference', s->>'payment_type',
+                s->>'product_code', NULLIF(s->'line_items', 'null'), NULLIF(s->'tax_items', 'null'), r.description, s
+           FROM jsonb_to_recordset($3::jsonb) AS r(transaction_date date, original_date date, description text, s jsonb)
          RETURNING id, transaction_id`,
 };
 
@@ -80,19 +82,9 @@ export interface NewTransaction {
   transactionDate: string;
   /** The submitted date when it was moved into the open period. */
   originalDate: string | null;
-  /** Plain decimal string (never exponent notation): stored exactly as NUMERIC(20,10). */
-  amount: string;
-  type: string;
-  reason: string | null;
-  displayNote: string | null;
-  note: string | null;
-  reference: string | null;
-  paymentType: string | null;
-  productCode: string | null;
-  lineItems: unknown;
-  taxItems: unknown;
   description: string | null;
-  submitted: unknown;
+  /** The transaction as the answer echoes it (transaction_data): every other column is read from it. */
+  submitted: TransactionData;
 }
 
 /**
@@ -109,21 +101,10 @@ export async function insertTransactions(
 ): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
   const records = rows.map((r) => ({
-    transaction_id: r.transactionId,
     transaction_date: r.transactionDate,
     original_date: r.originalDate,
-    amount: r.amount,
-    type: r.type,
-    reason: r.reason,
-    display_note: r.displayNote,
-    note: r.note,
-    reference: r.reference,
-    payment_type: r.paymentType,
-    product_code: r.productCode,
-    line_items: r.lineItems ?? null,
-    tax_items: r.taxItems ?? null,
     description: r.description,
-    submitted: r.submitted,
+    s: r.submitted,
   }));
   // id is int8: a string from pg, a bigint through Prisma. The contract answers it as a JSON integer;
   // a JSON number holds every integer exactly up to 2^53 - 1 (9,007,199,254,740,991 rows), which a

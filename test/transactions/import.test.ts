@@ -115,6 +115,33 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
     expect(rows[4]!.productCode).toBe('SOME-PRODUCT-CODE-4321');
     expect(rows[4]!.lineItems).toEqual(res.body.results[4].transaction_data.line_items);
     expect(rows[4]!.submitted).toEqual(res.body.results[4].transaction_data);
+    expect(rows[4]).toMatchObject({
+      displayNote: 'Some customer facing note about the supply charge.',
+      taxItems: res.body.results[4].transaction_data.tax_items,
+    });
+    expect(rows.map((r) => [r.type, r.amount.toFixed(2)])).toEqual([
+      ['CHARGE', '10.00'],
+      ['CREDIT', '10.00'],
+      ['PAYMENT', '10.00'],
+      ['REPAYMENT', '10.00'],
+      ['SUPPLY_CHARGE', '53.24'],
+    ]);
+    // Fields a transaction does not carry are SQL NULL, not JSON null or an empty string.
+    const { rows: absent } = await app.db.pool.query<{ transaction_id: string; absent: string[] }>(
+      `SELECT transaction_id, array_remove(ARRAY[
+                CASE WHEN line_items IS NULL THEN 'line_items' END, CASE WHEN tax_items IS NULL THEN 'tax_items' END,
+                CASE WHEN reason IS NULL THEN 'reason' END, CASE WHEN payment_type IS NULL THEN 'payment_type' END,
+                CASE WHEN product_code IS NULL THEN 'product_code' END], NULL) AS absent
+         FROM transactions WHERE account_id = $1 ORDER BY id`,
+      [account.accountId],
+    );
+    expect(absent.map((r) => r.absent)).toEqual([
+      ['line_items', 'tax_items', 'payment_type', 'product_code'],
+      ['line_items', 'tax_items', 'payment_type', 'product_code'],
+      ['line_items', 'tax_items', 'product_code'],
+      ['line_items', 'tax_items', 'product_code'],
+      ['reason', 'payment_type'],
+    ]);
     expect(await notesOf(app, account.accountId)).toEqual([]);
   });
 
