@@ -15,8 +15,8 @@ interface RequestJobSpec<P> {
   /** The endpoint the request came to: part of the Idempotency-Key's scope and of the body hash. */
   endpoint: string;
   payload: JobPayload<P>;
-  /** How the answer rides on the completion event when not whole. */
-  eventAnswer?: CompactAnswer;
+  /** How the answer rides on the completion event and is stored when not whole. */
+  compactAnswer?: CompactAnswer;
   options: JobsOptions;
   /** What the request answers when its attempts are spent on faults that are not TransientErrors. */
   exhausted: () => AppError;
@@ -38,7 +38,7 @@ export const JOBS = {
     name: 'import-transactions',
     endpoint: 'transactions/create',
     payload: transactionImportJobPayload,
-    eventAnswer: compactTransactionsAnswer,
+    compactAnswer: compactTransactionsAnswer,
     options: { attempts: 5, backoff: { type: 'exponential', delay: 200 }, ...CLEAN_UP },
     exhausted: () =>
       new TransientError(

@@ -61,13 +61,14 @@ export async function runQueuedJob<K extends JobKey, R>(
       ctx.db,
       requestId,
       'refusal' in step ? answerWith(step.refusal) : bind(processor, step),
+      storedForm(key),
     );
-    return answer && (JOBS[key].eventAnswer?.compact(answer) ?? answer);
+    return answer && (JOBS[key].compactAnswer?.compact(answer) ?? answer);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     if (err instanceof GiveUp || isFinalAttempt(job)) {
       const answer = exhausted(key, err instanceof GiveUp ? err.reason : err);
-      await finishRequest(ctx.db, requestId, answerWith(answer)).catch((storeErr: unknown) =>
+      await finishRequest(ctx.db, requestId, answerWith(answer), storedForm(key)).catch((storeErr: unknown) =>
         ctx.logger.error(
           { err: storeErr, requestId },
           'could not store the answer of a request whose attempts are spent',
@@ -114,9 +115,22 @@ function bind<P, R>(commit: Commit<P, R>, { request, prepared }: Prepared<P, R>)
 
 const answerWith = (err: AppError): Work => ({ sql: async () => outcomeOf(err) });
 
-async function finishRequest(db: Database, requestId: string, work: Work): Promise<QueuedRequestOutcome | null> {
-  if ('sql' in work) return inTransaction(db, (sql) => finishOnce(sql, requestId, () => work.sql(sql)));
-  return db.prisma.$transaction((tx) => finishOnce(asSql(tx), requestId, () => work.prisma(tx)), {
+/** The body request_results keeps for an answer: the job's compact form when it has one, else the body. */
+type StoredForm = (answer: QueuedRequestOutcome) => unknown;
+
+function storedForm(key: JobKey): StoredForm {
+  const compact = JOBS[key].compactAnswer;
+  return compact ? (answer) => compact.stored(answer) ?? answer.body : (answer) => answer.body;
+}
+
+async function finishRequest(
+  db: Database,
+  requestId: string,
+  work: Work,
+  store: StoredForm,
+): Promise<QueuedRequestOutcome | null> {
+  if ('sql' in work) return inTransaction(db, (sql) => finishOnce(sql, requestId, () => work.sql(sql), store));
+  return db.prisma.$transaction((tx) => finishOnce(asSql(tx), requestId, () => work.prisma(tx), store), {
     timeout: 60_000,
     maxWait: 30_000,
   });
@@ -126,10 +140,11 @@ async function finishOnce(
   sql: Sql,
   requestId: string,
   work: () => Promise<QueuedRequestOutcome>,
+  store: StoredForm,
 ): Promise<QueuedRequestOutcome | null> {
   if (!(await repo.lockUnfinished(sql, requestId))) return null;
   const outcome = await work();
-  await repo.finishResult(sql, requestId, outcome.status, outcome.body, errorCodeOf(outcome));
+  await repo.finishResult(sql, requestId, outcome.status, store(outcome), errorCodeOf(outcome));
   return { status: outcome.status, body: outcome.body };
 }
 

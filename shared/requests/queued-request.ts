@@ -81,7 +81,7 @@ async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Qu
     // A stored 5xx tells the client to retry as it is, so replaying it would answer that retry the
     // same way for 24 h. It also means nothing was written (work and answer commit together), so
     // the retry runs the request again; any other stored answer is final and replayed.
-    if (result.httpStatus < 500) return { status: result.httpStatus, body: result.body, replayed: true };
+    if (result.httpStatus < 500) return { ...answerOf(req, result.httpStatus, result.body), replayed: true };
     await repo.reopenRetryable(ctx.db.pool, result.id);
   }
   const replay = !created && result.httpStatus == null;
@@ -157,7 +157,7 @@ async function waitForResult(
       // A failed read counts as "not yet": the request then ends in a 503 with its Location, never in a
       // 500 that a client without a key could not tell from "nothing was done".
       const row = await repo.findResult(ctx.db.pool, requestId).catch(() => null);
-      if (row?.httpStatus != null) return { status: row.httpStatus, body: row.body };
+      if (row?.httpStatus != null) return answerOf(req, row.httpStatus, row.body);
     }
     const left = deadline - Date.now();
     if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, requestId);
@@ -178,7 +178,10 @@ async function findRequestAnswer(
     requestId.length === 36 && REQUEST_ID.test(requestId)
       ? await repo.findOwnResult(db.pool, organisationId, requestId)
       : null;
-  const purged = row?.httpStatus != null && row.body == null;
+  // A compact stored answer is rebuilt from what its job wrote (the request itself is not at hand).
+  const compact = row?.httpStatus != null ? JOBS[jobOfEndpoint(row.endpoint)].compactAnswer : undefined;
+  const rebuilt = compact && row ? await compact.rebuild(db.pool, row.body) : undefined;
+  const purged = row?.httpStatus != null && (row.body == null || rebuilt === null);
   if (!row || purged) {
     throw new NotFoundError(
       'request_not_found',
@@ -186,7 +189,14 @@ async function findRequestAnswer(
     );
   }
   if (row.httpStatus == null) throw resultPending(RETRY_AFTER_SECONDS, requestId);
-  return { status: row.httpStatus, body: row.body };
+  return rebuilt ?? { status: row.httpStatus, body: row.body };
+}
+
+/** Every stored row's endpoint is one of the job catalog's (rows are only written for them). */
+function jobOfEndpoint(endpoint: string): JobKey {
+  const key = (Object.keys(JOBS) as JobKey[]).find((k) => JOBS[k].endpoint === endpoint);
+  if (!key) throw new Error(`request_results row of unknown endpoint ${endpoint}`);
+  return key;
 }
 
 /** One listener per queue for every waiting request (not one per request). */
@@ -207,12 +217,20 @@ function listenForCompletions(ctx: Context): () => void {
   };
 }
 
-/** The answer a wake-up carried: whole (the poll, most refusals) or compact (JOBS[job].eventAnswer). */
+/**
+ * The answer a wake-up carried: a row's status and body (the poll) or the completion event's value,
+ * whole (most refusals) or compact (JOBS[job].compactAnswer).
+ */
 function eventAnswer(req: SubmitRequest, value: unknown): QueuedRequestOutcome | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const whole = value as Partial<QueuedRequestOutcome>;
-  if (typeof whole.status === 'number' && 'body' in whole) return { status: whole.status, body: whole.body };
-  return JOBS[req.job].eventAnswer?.expand(value, req.payload);
+  if (typeof whole.status === 'number' && 'body' in whole) return answerOf(req, whole.status, whole.body);
+  return JOBS[req.job].compactAnswer?.expand(value, req.payload);
+}
+
+/** A stored answer as the client gets it: a compact stored form is rebuilt from the request at hand. */
+function answerOf(req: SubmitRequest, status: number, body: unknown): QueuedRequestOutcome {
+  return JOBS[req.job].compactAnswer?.expand(body, req.payload) ?? { status, body };
 }
 
 /** One query for every request this process waits for; skipped while the previous one still runs. */

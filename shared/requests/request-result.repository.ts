@@ -7,13 +7,14 @@ import type { AppError } from '../platform/errors';
 
 export interface StoredResult {
   id: string;
+  endpoint: string;
   bodyHash: string;
   httpStatus: number | null;
   body: Prisma.JsonValue;
   createdAt: Date;
 }
 
-const COLUMNS = 'id, body_hash AS "bodyHash", http_status AS "httpStatus", body, created_at AS "createdAt"';
+const COLUMNS = 'id, endpoint, body_hash AS "bodyHash", http_status AS "httpStatus", body, created_at AS "createdAt"';
 
 // Run for every queued request: prepared once per connection (see Prepared).
 const INSERT_PENDING: Prepared = {
@@ -64,7 +65,14 @@ export async function createOrFindPending(
   if (inserted.rowCount === 1) {
     return {
       created: true,
-      result: { id: row.id, bodyHash: row.bodyHash, httpStatus: null, body: null, createdAt: new Date() },
+      result: {
+        id: row.id,
+        endpoint: row.endpoint,
+        bodyHash: row.bodyHash,
+        httpStatus: null,
+        body: null,
+        createdAt: new Date(),
+      },
     };
   }
   // A separate statement: it sees the conflicting row once the insert above has waited for its commit.

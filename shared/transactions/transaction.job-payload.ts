@@ -4,6 +4,7 @@ import Decimal from 'decimal.js';
 import type { CompactAnswer, JobPayload } from '../platform/job-payload';
 import { rememberTransactionData, toTransactionData, type TransactionData } from './transaction-data';
 import type { TransactionInput } from './transaction.schemas';
+import { findEchoes } from './transaction.repository';
 import { parseTransactionImport, type TransactionImport } from './transaction.validation';
 
 export interface TransactionImportJson {
@@ -79,27 +80,49 @@ interface CompactCreated {
   items: { added: boolean; id?: unknown }[];
 }
 
+function compact(answer: { status: number; body: unknown }): CompactCreated | undefined {
+  if (answer.status !== 201) return undefined;
+  const results = (answer.body as { results: ImportResult[] }).results;
+  const items = results.map((r) =>
+    r.added_transaction_id === undefined
+      ? { added: r.status === ADDED }
+      : { added: r.status === ADDED, id: r.added_transaction_id },
+  );
+  return { status: 201, items };
+}
+
+function isCompact(value: unknown): value is CompactCreated {
+  const c = value as Partial<CompactCreated> | null;
+  return typeof c === 'object' && c !== null && c.status === 201 && Array.isArray(c.items);
+}
+
+function expandWith(compact: CompactCreated, echoes: TransactionData[]) {
+  const results: ImportResult[] = compact.items.map((item, i) => ({
+    status: item.added ? ADDED : SKIPPED,
+    transaction_data: echoes[i]!,
+    ...(item.id !== undefined ? { added_transaction_id: item.id } : {}),
+  }));
+  return { status: 201, body: { results } };
+}
+
 export const compactTransactionsAnswer: CompactAnswer = {
-  compact(answer) {
-    if (answer.status !== 201) return undefined;
-    const results = (answer.body as { results: ImportResult[] }).results;
-    const items = results.map((r) =>
-      r.added_transaction_id === undefined
-        ? { added: r.status === ADDED }
-        : { added: r.status === ADDED, id: r.added_transaction_id },
-    );
-    return { status: 201, items } satisfies CompactCreated;
+  compact,
+  // Stored compact only when every transaction was added: each echo is then the stored row's
+  // `submitted`, found by its id. A dry run or a skipped transaction stores the whole answer.
+  stored(answer) {
+    const c = compact(answer);
+    return c?.items.every((item) => item.added && typeof item.id === 'number') ? c : undefined;
   },
   expand(value, payloadJson) {
-    const compact = value as Partial<CompactCreated> | null;
     const echoes = (payloadJson as TransactionImportJson).request.transactions;
-    if (compact?.status !== 201 || !Array.isArray(compact.items) || compact.items.length !== echoes.length)
-      return undefined;
-    const results: ImportResult[] = compact.items.map((item, i) => ({
-      status: item.added ? ADDED : SKIPPED,
-      transaction_data: echoes[i]!,
-      ...(item.id !== undefined ? { added_transaction_id: item.id } : {}),
-    }));
-    return { status: 201, body: { results } };
+    if (!isCompact(value) || value.items.length !== echoes.length) return undefined;
+    return expandWith(value, echoes);
+  },
+  async rebuild(db, value) {
+    if (!isCompact(value)) return undefined;
+    const ids = value.items.map((item) => item.id as number);
+    const stored = await findEchoes(db, ids);
+    const echoes = ids.map((id) => stored.get(id));
+    return echoes.every((e) => e !== undefined) ? expandWith(value, echoes) : null;
   },
 };

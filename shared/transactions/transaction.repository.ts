@@ -117,6 +117,15 @@ export async function insertTransactions(
   return new Map(inserted.map((r) => [r.transaction_id, Number(r.id)]));
 }
 
+/** The stored echo (`submitted`) of each of these transactions that exists, by id. */
+export async function findEchoes(db: Sql, ids: number[]): Promise<Map<number, TransactionData>> {
+  const { rows } = await db.query<{ id: string; submitted: TransactionData }>(
+    'SELECT id, submitted FROM transactions WHERE id = ANY($1::int8[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.submitted]));
+}
+
 export async function insertPinnedNote(db: Sql, accountId: number, body: string, createdAt: Date): Promise<void> {
   await db.query('INSERT INTO notes (account_id, body, created_at, is_pinned) VALUES ($1, $2, $3::timestamptz, true)', [
     accountId,

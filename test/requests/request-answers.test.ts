@@ -99,15 +99,54 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     expect(await storedResults(app, organisationOf(tenant))).toHaveLength(1);
   });
 
+  it('stores an answer whole when it echoes a transaction the compact form cannot find again (one already on the account)', async () => {
+    const account = await importedAccount(app, tenant);
+    workers ??= await startWorkers({ config: app.config, db: app.db, logger: app.logger });
+    const first = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('twice')]));
+    expect(first.status).toBe(201);
+    const again = await postTransactions(
+      app,
+      tenant.token,
+      envelope(tenant, account, [payment('twice'), payment('fresh')]),
+      { query: 'check_previously_added=true' },
+    );
+
+    expect(again.status).toBe(201);
+    const [row] = (await storedResults(app, organisationOf(tenant))).slice(-1);
+    expect(row!.body).toEqual(again.body);
+    expect(again.body.results.map((r: { status: string }) => r.status)).toEqual([
+      'TRANSACTION_ALREADY_EXISTS',
+      'TRANSACTION_ADDED_TO_ACCOUNT',
+    ]);
+    expect(await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`)).toMatchObject({
+      status: 201,
+      body: again.body,
+    });
+  });
+
+  it('answers 404 request_not_found for a compact stored answer whose transactions are no longer there', async () => {
+    const account = await importedAccount(app, tenant);
+    workers ??= await startWorkers({ config: app.config, db: app.db, logger: app.logger });
+    const done = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('gone')]));
+    expect(done.status).toBe(201);
+    const [row] = (await storedResults(app, organisationOf(tenant))).slice(-1);
+    await app.db.pool.query('DELETE FROM transactions WHERE account_id = $1', [account.accountId]);
+
+    const res = await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`);
+
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'request_not_found' });
+  });
+
   it("answers 404 request_not_found for another organisation's request exactly as for an unknown or malformed id", async () => {
     const account = await importedAccount(app, tenant);
     workers ??= await startWorkers({ config: app.config, db: app.db, logger: app.logger });
     const done = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('mine')]));
     expect(done.status).toBe(201);
     const [row] = (await storedResults(app, organisationOf(tenant))).slice(-1);
-    // The answer rebuilt from the completion event's compact form is the stored one (PostgreSQL's jsonb
-    // keeps its own key order, so equal as JSON rather than byte for byte).
-    expect(done.body).toEqual(row!.body);
+    // Stored compact (no echo of the request); its Location rebuilds the very answer the request got.
+    const [stored] = await storedTransactions(app, account.accountId);
+    expect(row!.body).toEqual({ status: 201, items: [{ added: true, id: Number(stored!.id) }] });
     expect(await poll(app, tenant, `/v1/data-import/requests/${row!.id}/`)).toMatchObject({
       status: 201,
       body: done.body,
