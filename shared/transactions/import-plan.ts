@@ -16,17 +16,21 @@ export interface PlannedTransaction {
   date: string;
 }
 
-/** Every transaction planned (in request order), and the ones the open period refuses. */
+/**
+ * Every transaction planned (in request order), and the ones the open period refuses. `echoes`: each
+ * transaction's echo when already at hand (a job's payload), else it is built here.
+ */
 export function planImport(
   transactions: TransactionInput[],
   existing: Set<string>,
   account: LockedAccount,
   force: boolean,
+  echoes?: TransactionData[],
 ): { planned: PlannedTransaction[]; rejected: Rejection[] } {
   const planned: PlannedTransaction[] = [];
   const rejected: Rejection[] = [];
   for (const [index, transaction] of transactions.entries()) {
-    const data = toTransactionData(transaction);
+    const data = echoes?.[index] ?? toTransactionData(transaction);
     const submittedDate = transaction.transaction_date;
     // Skipped transactions are not held to the period: a retry after the period rolled over still passes.
     if (existing.has(transaction.transaction_id)) {

@@ -7,17 +7,8 @@ import type { TransactionInput } from './transaction.schemas';
 
 export type TransactionData = Record<string, unknown>;
 
-// Transactions revived from their echo (a job's payload) map to it: the worker need not build it again.
-const revivedFrom = new WeakMap<TransactionInput, TransactionData>();
-
 export function toTransactionData(t: TransactionInput): TransactionData {
-  return revivedFrom.get(t) ?? (toJson(t) as TransactionData);
-}
-
-/** Records that `t` was revived from `data`, which is therefore its echo (see transaction.job-payload.ts). */
-export function rememberTransactionData(t: TransactionInput, data: TransactionData): TransactionInput {
-  revivedFrom.set(t, data);
-  return t;
+  return toJson(t) as TransactionData;
 }
 
 function toJson(value: unknown): unknown {

@@ -2,7 +2,7 @@
 // JSON form the answer echoes (`transaction_data`), so fields the schemas do not know never reach Redis.
 import Decimal from 'decimal.js';
 import type { CompactAnswer, JobPayload } from '../platform/job-payload';
-import { rememberTransactionData, toTransactionData, type TransactionData } from './transaction-data';
+import { toTransactionData, type TransactionData } from './transaction-data';
 import type { TransactionInput } from './transaction.schemas';
 import { findEchoes } from './transaction.repository';
 import { parseTransactionImport, type TransactionImport } from './transaction.validation';
@@ -29,7 +29,8 @@ export const transactionImportJobPayload: JobPayload<TransactionImport> = {
     // The schemas turn every decimal field into a Decimal; the echo (toTransactionData) turns this JSON
     // form into itself (formatMoney keeps at least two places and every digit). So reviving the
     // decimal fields gives back the very import the API validated (test/transactions/job-payload.test.ts).
-    return { options, request: { ...request, transactions: request.transactions.map(reviveDecimals) } };
+    const echoes = request.transactions;
+    return { options, request: { ...request, transactions: echoes.map(reviveDecimals) }, echoes };
   },
 };
 
@@ -59,7 +60,7 @@ function reviveDecimals(t: TransactionData): TransactionInput {
       rate: decimal(x.rate),
     }));
   }
-  return rememberTransactionData(revived as unknown as TransactionInput, t);
+  return revived as unknown as TransactionInput;
 }
 
 const ADDED = 'TRANSACTION_ADDED_TO_ACCOUNT';

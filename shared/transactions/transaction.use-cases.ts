@@ -50,7 +50,7 @@ export async function requestTransactionImport(
 export async function importTransactions(
   client: Sql | DbClient,
   run: { accountId: number; requestId: string; now: Date },
-  { options, request }: TransactionImport,
+  { options, request, echoes }: TransactionImport,
 ): Promise<QueuedRequestOutcome> {
   const tx = asSql(client);
   const account = await repo.lockAccount(tx, run.accountId);
@@ -68,6 +68,7 @@ export async function importTransactions(
     existing,
     account,
     options.force_add_to_current_statement,
+    echoes,
   );
   rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
   if (rejected.length > 0) return outcomeOf(rejectionOf(rejected));

@@ -14,10 +14,13 @@ import {
   type ImportOptionsData,
   type TransactionsRequestData,
 } from './transaction.schemas';
+import type { TransactionData } from './transaction-data';
 
 export interface TransactionImport {
   options: ImportOptionsData;
   request: TransactionsRequestData;
+  /** Each transaction's echo (transaction_data), when already at hand: a job's payload is made of them. */
+  echoes?: TransactionData[];
 }
 
 export function parseTransactionImport(

@@ -41,6 +41,8 @@ describe('the transaction import job payload', () => {
     // Field by field, Decimals included (a line item's price_per_unit read back as a string once failed
     // every supply charge in the worker).
     expect(trusted.request).toEqual(checked.request);
+    // The echoes it carries are the ones the worker would otherwise build again.
+    expect(trusted.echoes).toEqual(checked.request.transactions.map(toTransactionData));
   });
 
   it('validates to the same import when a worker of another version judges it again', () => {
