@@ -3,6 +3,7 @@ import { createApiKey, revokeApiKey } from '../../shared/admin/organisations.use
 import { createTokenSigner } from '../../shared/auth/access-token';
 import { obtainTokenWithApiKey, obtainTokenWithRefreshToken, type AuthDeps } from '../../shared/auth/auth.use-cases';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { until } from '../helpers/until';
 
 const codesOf = (res: { body: any }): string[] => (res.body.errors ?? []).map((e: any) => e.extensions?.code); // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -92,9 +93,17 @@ describe('the token endpoint against abuse', () => {
       let revokedAt = Infinity;
       const issuedAfterRevocation: string[] = [];
       const handedOut: string[] = [];
+      // Six clients refresh a family each, two sign in with the key again and again. Every family starts
+      // before the race, so a revocation that comes early still finds them all.
+      const kinds = [true, true, true, true, true, true, false, false];
+      const families = await Promise.all(
+        kinds.map(async (refreshing) =>
+          refreshing ? (await obtainTokenWithApiKey(deps, key.api_key)).refreshToken : undefined,
+        ),
+      );
       // Each client keeps going until it has been refused three times after the revocation returned.
-      const client = async (refreshing: boolean) => {
-        let refresh = refreshing ? (await obtainTokenWithApiKey(deps, key.api_key)).refreshToken : undefined;
+      const client = async (refreshing: boolean, first: string | undefined) => {
+        let refresh = first;
         for (let refusals = 0; refusals < 3;) {
           const started = Date.now();
           try {
@@ -109,8 +118,9 @@ describe('the token endpoint against abuse', () => {
           }
         }
       };
-      const clients = [true, true, true, true, true, true, false, false].map(client);
-      await new Promise((resolve) => setTimeout(resolve, 30 + round * 20));
+      const clients = kinds.map((refreshing, i) => client(refreshing, families[i]));
+      // Revoke mid-race, later in each round: once the clients have been handed 8, 16, 24, 32 tokens.
+      await until('the clients to be under way', () => (handedOut.length >= 8 * (round + 1) ? true : undefined));
       const result = await revokeApiKey(app.db, { id: key.id });
       revokedAt = Date.now();
       await Promise.all(clients);
