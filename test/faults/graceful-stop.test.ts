@@ -1,7 +1,14 @@
 // Found by the fault suite (the API's SIGTERM took 10 s under load): keep-alive clients kept sending on
 // their open connections, so the server never drained and the 10 s force-close cut requests in flight.
 import { createTenant, request, startTestApp } from '../helpers/app';
-import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
+import { until } from '../helpers/until';
+import {
+  envelope,
+  importedAccount,
+  organisationOf,
+  payment,
+  postTransactions,
+} from '../transactions/transactions.fixture';
 
 describe('stopping the API while keep-alive clients keep sending', () => {
   it('drains in well under the 10 s force-close, answering every request already in flight', async () => {
@@ -24,11 +31,23 @@ describe('stopping the API while keep-alive clients keep sending', () => {
         }
       };
       const clients = [hammer(), hammer(), hammer()];
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await until('the keep-alive clients to be under way', () => (seen.length >= 6 ? true : undefined), 15_000, 10);
       const inFlight = postTransactions(app, tenant.token, envelope(tenant, account, [payment('in-flight')]), {
         idempotencyKey: 'in-flight',
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // In flight once its pending row is stored: it then waits for a worker that never comes.
+      await until(
+        'the queued request to be in flight',
+        async () => {
+          const { rows } = await app.db.pool.query(
+            "SELECT 1 FROM request_results WHERE organisation_id = $1 AND idempotency_key = 'in-flight'",
+            [organisationOf(tenant)],
+          );
+          return rows.length > 0 ? true : undefined;
+        },
+        15_000,
+        10,
+      );
 
       const started = Date.now();
       await app.api.stop();
