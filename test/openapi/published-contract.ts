@@ -1,7 +1,8 @@
 // The published platform contract (../shared/reference/raw, Origin variant) as a test fixture: read
 // at test time, adapted to the spec's names by the deliberate differences listed below, and turned
 // into a validator of the eight endpoints' requests and responses. Nothing of the contract is
-// copied into the repository; CI keeps shared/ beside the clone.
+// copied into the repository; it is read from shared/ beside the checkout (see referenceDir).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
@@ -10,9 +11,21 @@ import { parse } from 'yaml';
 const ROOT = path.join(__dirname, '..', '..');
 const CONTRACT_FILE = 'origin-energy-kraken-data-import-openapi.yml';
 
+/** The local folder this checkout was cloned from (remote `origin`), if it is one. */
+function clonedFrom(): string | undefined {
+  try {
+    const url = execFileSync('git', ['remote', 'get-url', 'origin'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dir = url.startsWith('file://') ? url.slice('file://'.length) : url;
+    return path.isAbsolute(dir) && existsSync(dir) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Where shared/ is: beside this checkout, or beside the main checkout when this is a git worktree
- * (its `.git` file points into the main checkout's `.git/worktrees/`).
+ * Where shared/ is: beside this checkout; beside the main checkout when this is a git worktree (its
+ * `.git` file points into the main checkout's `.git/worktrees/`); or beside the checkout this one was
+ * cloned from, when that is a folder on this machine (a fresh clone made anywhere, as CI makes).
  */
 function referenceDir(): string {
   const candidates = [path.join(ROOT, '..', 'shared')];
@@ -23,6 +36,8 @@ function referenceDir(): string {
       ? /^gitdir: (.+)$/m.exec(readFileSync(gitFile, 'utf8'))?.[1]
       : undefined;
   if (gitdir) candidates.push(path.join(gitdir.trim(), '..', '..', '..', '..', 'shared'));
+  const origin = clonedFrom();
+  if (origin) candidates.push(path.join(origin, '..', 'shared'));
   const found = candidates
     .map((c) => path.join(c, 'reference', 'raw'))
     .find((dir) => existsSync(path.join(dir, CONTRACT_FILE)));
