@@ -3,7 +3,7 @@
 // deploy): never rename one in place; add a new name and drain the old one.
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Config } from './config';
-import { createRedis, reconnectDelay, type RedisClient, type RedisTarget } from './redis';
+import { BLOCKING_OPTIONS, createRedis, type RedisClient, type RedisTarget } from './redis';
 import { TransientError, type AppError } from './errors';
 import type { CompactAnswer, JobPayload } from './job-payload';
 import { paymentInstructionJobPayload } from '../payment-instructions/payment-instruction.job-payload';
@@ -96,7 +96,7 @@ export interface QueuedRequestData<P = unknown> {
  * worker starts) moves the job back to wait: taken up again within lockDuration + stalledInterval = 5.5 s.
  * A live worker keeps its locks through anything shorter than lockDuration − lockRenewTime = 4 s without a
  * renewal: an event-loop stall (the fault suite sees ~0.2 s at most) or a Redis outage plus the reconnect
- * (at most 1 s after Redis is back, see reconnectDelay). Past that the job runs again, and that run finds
+ * (at most 1 s after Redis is back, see BLOCKING_OPTIONS). Past that the job runs again, and that run finds
  * its result row finished (the work and the result commit together under a row lock) and does nothing.
  * maxStalledCount bounds a job that kills every worker taking it (a poison job): its fourth stall fails it.
  */
@@ -118,7 +118,7 @@ export function producerConnection(config: RedisTarget): ConnectionOptions {
 
 export function blockingConnection(config: RedisTarget): ConnectionOptions {
   if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'worker', { lazyConnect: true });
-  return { url: config.REDIS_URL, maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
+  return { url: config.REDIS_URL, ...BLOCKING_OPTIONS };
 }
 
 const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';

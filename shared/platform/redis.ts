@@ -15,12 +15,19 @@ export type RedisTarget = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>;
  */
 const RECONNECT_MAX_DELAY_MS = 1_000;
 
-/** Milliseconds before reconnect attempt `times`: 100, 200, … then every RECONNECT_MAX_DELAY_MS. */
-export const reconnectDelay = (times: number): number => Math.min(times * 100, RECONNECT_MAX_DELAY_MS);
+/**
+ * The options of a connection that blocks on Redis (BullMQ workers, QueueEvents): commands wait for a
+ * reconnect instead of failing, and reconnect attempts come 100, 200, … ms apart, then every
+ * RECONNECT_MAX_DELAY_MS.
+ */
+export const BLOCKING_OPTIONS = {
+  maxRetriesPerRequest: null,
+  retryStrategy: (times: number): number => Math.min(times * 100, RECONNECT_MAX_DELAY_MS),
+};
 
 const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
   producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
-  worker: { maxRetriesPerRequest: null, retryStrategy: reconnectDelay },
+  worker: BLOCKING_OPTIONS,
 };
 
 export function createRedis(target: RedisTarget, role: RedisRole, opts: { lazyConnect?: boolean } = {}): RedisClient {
