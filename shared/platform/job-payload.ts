@@ -20,10 +20,10 @@ export interface CompactAnswer {
   /** Worker side, for the completion event: the compact form, or undefined to send the whole answer. */
   compact(answer: Answer): unknown;
   /**
-   * Worker side, for the stored row: the compact form when `rebuild` can restore the whole answer
-   * without the request (GET requests/<id>/), or undefined to store the whole answer.
+   * Worker side, for the stored row: whether `rebuild` can restore the whole answer from this compact
+   * form without the request (GET requests/<id>/). If not, the row stores the whole answer.
    */
-  stored(answer: Answer): unknown;
+  storable(compact: unknown): boolean;
   /** API side: the whole answer, or undefined when `value` is not this job's compact form. */
   expand(value: unknown, payloadJson: unknown): Answer | undefined;
   /**

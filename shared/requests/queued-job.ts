@@ -44,8 +44,8 @@ export class GiveUp extends UnrecoverableError {
 }
 
 /**
- * Returns the stored answer, maybe compacted (JOBS[key].eventAnswer): it rides on the completion event.
- * Null when an earlier run had stored it.
+ * Returns the answer as its completion event carries it (compact when JOBS[key].compactAnswer has a
+ * form for it). Null when an earlier run had stored it.
  */
 export async function runQueuedJob<K extends JobKey, R>(
   key: K,
@@ -57,18 +57,17 @@ export async function runQueuedJob<K extends JobKey, R>(
   try {
     if (processor.onlyWhilePending && (await isRequestFinished(ctx.db, requestId))) return null;
     const step = await prepare(key, job, processor).catch(asRefusal);
-    const answer = await finishRequest(
+    return await finishRequest(
       ctx.db,
       requestId,
       'refusal' in step ? answerWith(step.refusal) : bind(processor, step),
-      storedForm(key),
+      key,
     );
-    return answer && (JOBS[key].compactAnswer?.compact(answer) ?? answer);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     if (err instanceof GiveUp || isFinalAttempt(job)) {
       const answer = exhausted(key, err instanceof GiveUp ? err.reason : err);
-      await finishRequest(ctx.db, requestId, answerWith(answer), storedForm(key)).catch((storeErr: unknown) =>
+      await finishRequest(ctx.db, requestId, answerWith(answer), key).catch((storeErr: unknown) =>
         ctx.logger.error(
           { err: storeErr, requestId },
           'could not store the answer of a request whose attempts are spent',
@@ -115,22 +114,22 @@ function bind<P, R>(commit: Commit<P, R>, { request, prepared }: Prepared<P, R>)
 
 const answerWith = (err: AppError): Work => ({ sql: async () => outcomeOf(err) });
 
-/** The body request_results keeps for an answer: the job's compact form when it has one, else the body. */
-type StoredForm = (answer: QueuedRequestOutcome) => unknown;
-
-function storedForm(key: JobKey): StoredForm {
-  const compact = JOBS[key].compactAnswer;
-  return compact ? (answer) => compact.stored(answer) ?? answer.body : (answer) => answer.body;
+/**
+ * What an answer becomes: the body request_results keeps and the value its completion event carries.
+ * Both are the job's compact form when it has one (the row only when it can be rebuilt from the
+ * database alone), else the whole answer.
+ */
+function formsOf(key: JobKey, outcome: QueuedRequestOutcome): { stored: unknown; event: unknown } {
+  const answer = { status: outcome.status, body: outcome.body };
+  const forms = JOBS[key].compactAnswer;
+  const compact = forms?.compact(answer);
+  if (compact === undefined) return { stored: answer.body, event: answer };
+  return { stored: forms!.storable(compact) ? compact : answer.body, event: compact };
 }
 
-async function finishRequest(
-  db: Database,
-  requestId: string,
-  work: Work,
-  store: StoredForm,
-): Promise<QueuedRequestOutcome | null> {
-  if ('sql' in work) return inTransaction(db, (sql) => finishOnce(sql, requestId, () => work.sql(sql), store));
-  return db.prisma.$transaction((tx) => finishOnce(asSql(tx), requestId, () => work.prisma(tx), store), {
+async function finishRequest(db: Database, requestId: string, work: Work, key: JobKey): Promise<unknown> {
+  if ('sql' in work) return inTransaction(db, (sql) => finishOnce(sql, requestId, () => work.sql(sql), key));
+  return db.prisma.$transaction((tx) => finishOnce(asSql(tx), requestId, () => work.prisma(tx), key), {
     timeout: 60_000,
     maxWait: 30_000,
   });
@@ -140,12 +139,13 @@ async function finishOnce(
   sql: Sql,
   requestId: string,
   work: () => Promise<QueuedRequestOutcome>,
-  store: StoredForm,
-): Promise<QueuedRequestOutcome | null> {
+  key: JobKey,
+): Promise<unknown> {
   if (!(await repo.lockUnfinished(sql, requestId))) return null;
   const outcome = await work();
-  await repo.finishResult(sql, requestId, outcome.status, store(outcome), errorCodeOf(outcome));
-  return { status: outcome.status, body: outcome.body };
+  const { stored, event } = formsOf(key, outcome);
+  await repo.finishResult(sql, requestId, outcome.status, stored, errorCodeOf(outcome));
+  return event;
 }
 
 function errorCodeOf(outcome: QueuedRequestOutcome): string | null {

@@ -110,9 +110,8 @@ export const compactTransactionsAnswer: CompactAnswer = {
   compact,
   // Stored compact only when every transaction was added: each echo is then the stored row's
   // `submitted`, found by its id. A dry run or a skipped transaction stores the whole answer.
-  stored(answer) {
-    const c = compact(answer);
-    return c?.items.every((item) => item.added && typeof item.id === 'number') ? c : undefined;
+  storable(value) {
+    return isCompact(value) && value.items.every((item) => item.added && typeof item.id === 'number');
   },
   expand(value, payloadJson) {
     const echoes = (payloadJson as TransactionImportJson).request.transactions;
