@@ -45,6 +45,14 @@ export interface FaultStack {
   unfinishedRequests(ids: string[]): Promise<string[]>;
   /** The longest event-loop delay each running worker saw since the last scrape of its /metrics, in ms. */
   workerEventLoopLagMs(): Promise<number[]>;
+  /**
+   * How often a worker's processor finished each job attempt (completed or failed), keyed
+   * `<job id>#<trace id>#<attempt>`, read from the workers' own "job completed" / "job attempt failed"
+   * log lines. A retry is a new attempt, a parked job logs neither, and a job re-added by a later HTTP
+   * request carries that request's trace id (the suite's clients send no X-Request-Id). So the same
+   * key finishing twice means one job ran twice, as it does when a live worker's lock lapses.
+   */
+  finishedAttempts: Map<string, number>;
   /** The STRIPE breaker state each worker process reports on its /metrics. */
   breakerStates(): Promise<(string | undefined)[]>;
   createTenant(accounts: number): Promise<Tenant>;
@@ -87,6 +95,19 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
     logFile: path.join(logDir, 'api.log'),
     ready: async () => (await fetch(`${baseUrl}/healthz`)).ok,
   });
+  const finishedAttempts = new Map<string, number>();
+  const countAttempt = (line: string) => {
+    if (!line.includes('"jobId"')) return;
+    let entry: { msg?: string; jobId?: string; traceId?: string; attempt?: number };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      return;
+    }
+    if (entry.msg !== 'job completed' && entry.msg !== 'job attempt failed') return;
+    const key = `${entry.jobId}#${entry.traceId}#${entry.attempt}`;
+    finishedAttempts.set(key, (finishedAttempts.get(key) ?? 0) + 1);
+  };
   const metricsPorts = await Promise.all(Array.from({ length: options.workers }, freePort));
   const metricsOf = async (port: number) => {
     const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
@@ -99,8 +120,10 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
     serviceProcess({
       name: `worker-${i + 1}`,
       entry: 'worker/main.ts',
-      env: { ...env, WORKER_METRICS_PORT: String(port) },
+      // At info the worker logs one line per finished job attempt, which finishedAttempts counts.
+      env: { ...env, LOG_LEVEL: 'info', WORKER_METRICS_PORT: String(port) },
       logFile: path.join(logDir, `worker-${i + 1}.log`),
+      onLine: countAttempt,
       // The metrics server starts after every BullMQ worker is ready.
       ready: async () => (await metricsOf(port)) !== undefined,
     }),
@@ -122,6 +145,7 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
     db,
     options,
     logDir,
+    finishedAttempts,
     async heldJobs() {
       const held = await Promise.all(
         QUEUE_NAMES.map(async (queue) => {

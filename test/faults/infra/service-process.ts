@@ -31,6 +31,8 @@ export function serviceProcess(opts: {
   /** Resolves to true once the process serves. */
   ready: () => Promise<boolean>;
   readyTimeoutMs?: number;
+  /** Called with each whole line the process writes to stdout (its JSON log lines). */
+  onLine?: (line: string) => void;
 }): ServiceProcess {
   let child: ChildProcess | undefined;
   let log: WriteStream | undefined;
@@ -61,7 +63,14 @@ export function serviceProcess(opts: {
         log?.write(chunk);
         tail = (tail + chunk.toString()).slice(-4000);
       };
-      c.stdout.on('data', keep);
+      let partial = '';
+      c.stdout.on('data', (chunk: Buffer) => {
+        keep(chunk);
+        if (!opts.onLine) return;
+        const lines = (partial + chunk.toString()).split('\n');
+        partial = lines.pop()!;
+        lines.forEach(opts.onLine);
+      });
       c.stderr.on('data', keep);
       await until(
         `${opts.name} to be ready`,

@@ -1,7 +1,7 @@
 // Every run of every job during the suite, read from BullMQ's event stream: a run starts with an
-// "active" event, and a job whose lock lapsed is moved back by the stalled check with a "stalled" event.
-// A stall is expected only for jobs a killed worker held; any other means a live worker lost its lock
-// (an event loop too busy to renew it) and the job ran twice.
+// "active" event, and a job without a live lock is moved back by the stalled check with a "stalled"
+// event. A stall follows a killed worker, a lock that lapsed on a live worker (the job then runs twice,
+// which the suite checks against the workers' own log lines), or a fetch whose answer Redis never sent.
 import { QueueEvents } from 'bullmq';
 import { QUEUE_NAMES } from '../../../shared/platform/jobs';
 
