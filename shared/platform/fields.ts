@@ -128,7 +128,8 @@ export function DecimalField(wholeDigits: number, fractionDigits: number) {
       return z.NEVER;
     }
     const places = d.decimalPlaces();
-    const whole = d.abs().trunc().isZero() ? 0 : d.abs().trunc().toFixed(0).length;
+    // Digits before the point: the exponent says it without building |d| and its integer part.
+    const whole = d.isZero() ? 0 : Math.max(0, d.e + 1);
     if (whole + places > wholeDigits + fractionDigits) {
       fail(ctx, 'max_digits', `Ensure that there are no more than ${wholeDigits + fractionDigits} digits in total.`);
     } else if (places > fractionDigits) {
@@ -155,7 +156,13 @@ export function DecimalField(wholeDigits: number, fractionDigits: number) {
 
 /** Money as the responses echo it: a string with at least two decimal places, no digit rounded away. */
 export function formatMoney(d: Decimal): string {
-  return d.toFixed(Math.max(2, d.decimalPlaces()));
+  // toString writes every significant digit, and plain notation unless the exponent is far from zero;
+  // padded to two places it is toFixed(max(2, places)) without toFixed's rounding pass.
+  const s = d.toString();
+  if (s.includes('e')) return d.toFixed(Math.max(2, d.decimalPlaces()));
+  const point = s.indexOf('.');
+  if (point === -1) return `${s}.00`;
+  return s.length - point === 2 ? `${s}0` : s;
 }
 
 // Control characters are exactly what this pattern exists to find.

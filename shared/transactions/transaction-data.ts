@@ -12,9 +12,12 @@ export function toTransactionData(t: TransactionInput): TransactionData {
 }
 
 function toJson(value: unknown): unknown {
-  // Most values are strings and numbers: settled before the Decimal check, which is not free.
+  // Most values are strings and numbers: settled before the Decimal check.
   if (value === null || typeof value !== 'object') return value;
-  if (Decimal.isDecimal(value)) return formatMoney(value);
+  if (value instanceof Decimal) return formatMoney(value);
   if (Array.isArray(value)) return value.map(toJson);
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
+  // Own keys in their order, as Object.entries gives them, without its array of pairs per object.
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = toJson((value as Record<string, unknown>)[key]);
+  return out;
 }
