@@ -53,13 +53,34 @@ export const ACCOUNT_ALIAS_WHEN = {
 
 /** `YYYY-MM-DD`, a real calendar day. Output: the same string. */
 export const IsoDate = z.string().superRefine((s, ctx) => {
-  // Every pattern here runs only on text no longer than what it can match, so no input is slow to refuse.
-  const m = s.length === 10 ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(s) : null;
-  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-  if (!d || d.toISOString().slice(0, 10) !== s) {
-    fail(ctx, 'invalid', 'Date has wrong format or does not exist. Use YYYY-MM-DD.');
-  }
+  if (!isCalendarDay(s)) fail(ctx, 'invalid', 'Date has wrong format or does not exist. Use YYYY-MM-DD.');
 });
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const DASH = 45;
+const ZERO = 48;
+
+/** The ASCII digit at `i` as a number, else NaN. (A module function: as a closure it ran 20× slower.) */
+function digitAt(s: string, i: number): number {
+  const digit = s.charCodeAt(i) - ZERO;
+  return digit >= 0 && digit <= 9 ? digit : Number.NaN;
+}
+
+/**
+ * `YYYY-MM-DD` naming a day of the Gregorian calendar, from year 0100 on (Date.UTC reads years 0–99
+ * as 1900–1999, so the service has never taken them). Read digit by digit: every transaction has a
+ * date or two, and a pattern plus a Date per date cost more than the rest of its checks.
+ */
+export function isCalendarDay(s: string): boolean {
+  if (s.length !== 10 || s.charCodeAt(4) !== DASH || s.charCodeAt(7) !== DASH) return false;
+  const year = digitAt(s, 0) * 1000 + digitAt(s, 1) * 100 + digitAt(s, 2) * 10 + digitAt(s, 3);
+  const month = digitAt(s, 5) * 10 + digitAt(s, 6);
+  const day = digitAt(s, 8) * 10 + digitAt(s, 9);
+  // A non-digit made one of them NaN, and every comparison with NaN is false.
+  if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1)) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+}
 
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
 /** The longest datetime DATETIME matches: `2026-11-25T09:30:00.123456+01:00`. */

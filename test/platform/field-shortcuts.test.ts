@@ -1,9 +1,10 @@
-// The decimal field's digit counts and the money echo take shortcuts through decimal.js (the exponent
-// instead of |d|'s integer part, toString instead of toFixed). These properties hold them to the plain
-// definitions over random decimals, the far ends of the exponent included.
+// Field checks that take shortcuts for speed, held to their plain definitions over random input: the
+// decimal field's digit counts and the money echo (through decimal.js's exponent and toString instead
+// of |d|'s integer part and toFixed), and the calendar-day check (digit by digit instead of a pattern
+// and a Date).
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
-import { DecimalField, formatMoney } from '../../shared/platform/fields';
+import { DecimalField, formatMoney, isCalendarDay } from '../../shared/platform/fields';
 
 const digits = (min: number, max: number) =>
   fc.array(fc.constantFrom(...'0123456789'), { minLength: min, maxLength: max }).map((d) => d.join(''));
@@ -72,6 +73,52 @@ describe('decimal fields', () => {
         if (parsed.success) expect(parsed.data.eq(new Decimal(text))).toBe(true);
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+/** A calendar day as a pattern and Date.UTC see it (which reads years 0–99 as 1900–1999). */
+function plainCalendarDay(s: string): boolean {
+  const m = s.length === 10 ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(s) : null;
+  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+  return d !== undefined && d.toISOString().slice(0, 10) === s;
+}
+
+describe('calendar days', () => {
+  const two = (min: number, max: number) => fc.integer({ min, max }).map((n) => String(n).padStart(2, '0'));
+  const dateLike = fc
+    .tuple(fc.integer({ min: 0, max: 9999 }), two(0, 13), two(0, 32))
+    .map(([y, m, d]) => `${String(y).padStart(4, '0')}-${m}-${d}`);
+
+  it('accepts exactly the days the pattern and Date.UTC accept', () => {
+    fc.assert(
+      fc.property(dateLike, (s) => expect(isCalendarDay(s)).toBe(plainCalendarDay(s))),
+      { numRuns: 20_000 },
+    );
+    for (const s of [
+      '2024-02-29',
+      '2023-02-29',
+      '1900-02-29',
+      '2000-02-29',
+      '0099-12-31',
+      '0100-01-01',
+      '2024-12-31',
+    ]) {
+      expect(isCalendarDay(s)).toBe(plainCalendarDay(s));
+    }
+  });
+
+  it('refuses anything that is not ten characters of digits and dashes in place', () => {
+    const noise = fc.string({ unit: fc.constantFrom(...'0123456789-+ .aT٣'), minLength: 0, maxLength: 12 });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          noise,
+          dateLike.map((s) => s.replace(/\d/, (c) => (c === '1' ? '١' : ' '))),
+        ),
+        (s) => expect(isCalendarDay(s)).toBe(plainCalendarDay(s)),
+      ),
+      { numRuns: 20_000 },
     );
   });
 });
