@@ -13,10 +13,11 @@ const entry = (file: string) => path.join(__dirname, '..', `${file}${path.extnam
 
 async function main(): Promise<void> {
   const { config, logger } = await prepare('data-import', { migrate: true });
+  const execArgv = config.CHILD_SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${config.CHILD_SEMI_SPACE_MB}`] : [];
   const children = supervise(
     [
-      { role: 'api', exec: entry('api/main'), count: config.API_PROCESSES },
-      { role: 'worker', exec: entry('worker/main'), count: config.WORKER_PROCESSES },
+      { role: 'api', exec: entry('api/main'), count: config.API_PROCESSES, execArgv },
+      { role: 'worker', exec: entry('worker/main'), count: config.WORKER_PROCESSES, execArgv },
     ],
     logger,
   );

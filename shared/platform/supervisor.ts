@@ -10,6 +10,8 @@ export interface ChildSpec {
   /** The compiled (or tsx-run) entry file each child of this role runs. */
   exec: string;
   count: number;
+  /** Node options for this role's children, after the ones every child gets (cluster's, else this process's). */
+  execArgv?: string[];
 }
 
 export interface SupervisorPolicy {
@@ -37,6 +39,7 @@ interface Slot {
   role: string;
   index: number;
   exec: string;
+  execArgv: string[];
   child?: ClusterChild;
   startedAt: number;
   delayMs: number;
@@ -53,11 +56,13 @@ export interface Supervisor {
 export function supervise(specs: ChildSpec[], logger: Logger, policy: SupervisorPolicy = DEFAULT_POLICY): Supervisor {
   if (!cluster.isPrimary) throw new Error('supervise() runs in the primary process only');
   let stopping = false;
+  const baseExecArgv = cluster.settings.execArgv ?? process.execArgv;
   const slots: Slot[] = specs.flatMap((spec) =>
     Array.from({ length: spec.count }, (_, index) => ({
       role: spec.role,
       index,
       exec: spec.exec,
+      execArgv: [...baseExecArgv, ...(spec.execArgv ?? [])],
       startedAt: 0,
       delayMs: policy.firstDelayMs,
       restarts: [],
@@ -66,8 +71,8 @@ export function supervise(specs: ChildSpec[], logger: Logger, policy: Supervisor
 
   const start = (slot: Slot) => {
     slot.timer = undefined;
-    // setupPrimary applies to the next fork only, so each role gets its own entry file.
-    cluster.setupPrimary({ exec: slot.exec });
+    // setupPrimary's settings hold for every later fork: each one is given its role's file and options.
+    cluster.setupPrimary({ exec: slot.exec, execArgv: slot.execArgv });
     const child = cluster.fork();
     slot.child = child;
     slot.startedAt = Date.now();

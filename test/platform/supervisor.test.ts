@@ -164,6 +164,32 @@ describe('the supervisor policy', () => {
     expect(supervisor.pids()).toEqual({});
   }, 90_000);
 
+  it("starts each role's children with the Node options of its spec, after the common ones", async () => {
+    const reporting = path.join(dir, 'reporting-child.js');
+    writeFileSync(reporting, 'process.send(process.execArgv); setInterval(() => undefined, 1000);\n');
+    cluster.setupPrimary({ execArgv: ['--no-warnings'], silent: true });
+    const logger = pino({ level: 'silent' });
+    const reported = new Map<number, string[]>();
+    const onMessage = (child: { process: { pid?: number } }, argv: string[]) => reported.set(child.process.pid!, argv);
+    cluster.on('message', onMessage);
+    const supervisor = supervise(
+      [
+        { role: 'tuned', exec: reporting, count: 1, execArgv: ['--max-semi-space-size=8'] },
+        { role: 'plain', exec: reporting, count: 1 },
+      ],
+      logger,
+    );
+    try {
+      await until('both children to report', () => (reported.size === 2 ? true : undefined), 30_000);
+      const { tuned, plain } = supervisor.pids();
+      expect(reported.get(tuned![0]!)).toEqual(['--no-warnings', '--max-semi-space-size=8']);
+      expect(reported.get(plain![0]!)).toEqual(['--no-warnings']);
+    } finally {
+      cluster.off('message', onMessage);
+      await supervisor.stop();
+    }
+  }, 30_000);
+
   it('SIGKILLs a child that is still running stopTimeoutMs after its SIGTERM', async () => {
     const stubborn = path.join(dir, 'stubborn-child.js');
     // Ignores SIGTERM and tells the supervisor once it does (so the test knows the handler is in place).
