@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { until } from './ports';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -63,15 +64,9 @@ export function serviceProcess(opts: {
         log?.write(chunk);
         tail = (tail + chunk.toString()).slice(-4000);
       };
-      let partial = '';
-      c.stdout.on('data', (chunk: Buffer) => {
-        keep(chunk);
-        if (!opts.onLine) return;
-        const lines = (partial + chunk.toString()).split('\n');
-        partial = lines.pop()!;
-        lines.forEach(opts.onLine);
-      });
+      c.stdout.on('data', keep);
       c.stderr.on('data', keep);
+      if (opts.onLine) createInterface({ input: c.stdout, crlfDelay: Infinity }).on('line', opts.onLine);
       await until(
         `${opts.name} to be ready`,
         async () => {
