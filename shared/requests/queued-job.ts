@@ -11,6 +11,7 @@ import { asSql, inTransaction, type Database, type DbClient, type Sql } from '..
 import { AppError, codeOfErrorBody, TransientError } from '../platform/errors';
 import { JOBS, type JobKey, type JobPayloadOf, type QueuedRequestData } from '../platform/jobs';
 import type { Logger } from '../platform/logger';
+import { createGroupCommitter, type GroupCommitter } from './group-commit';
 import { outcomeOf, type QueuedRequestOutcome } from './outcome';
 import * as repo from './request-result.repository';
 
@@ -29,7 +30,21 @@ type Commit<P, R> =
   | { sql: (tx: Sql, request: QueuedJob<P>, prepared: R) => Promise<QueuedRequestOutcome> }
   | { prisma: (tx: DbClient, request: QueuedJob<P>, prepared: R) => Promise<QueuedRequestOutcome> };
 
-export type QueuedJobProcessor<P, R = undefined> = Commit<P, R> & {
+/**
+ * Work that the jobs a process runs at the same time can share one transaction for (group commit,
+ * shared/requests/group-commit.ts). Declare it once, at module level: a process keeps one group per
+ * declaration and database.
+ */
+export interface GroupCommit<P> {
+  group: {
+    /** Requests with equal keys never share a transaction (each must see what the other wrote). */
+    keyOf: (request: QueuedJob<P>) => string | number;
+    /** Every request's work, one outcome each in order, in the transaction that stores their answers. */
+    commit: (tx: Sql, requests: QueuedJob<P>[]) => Promise<QueuedRequestOutcome[]>;
+  };
+}
+
+export type QueuedJobProcessor<P, R = undefined> = (Commit<P, R> | GroupCommit<P>) & {
   /** Run the job only while its request is unanswered: `prepare` calls what must not be called twice. */
   onlyWhilePending?: boolean;
   /** Outside any transaction (a slow vendor holds no lock and no connection). */
@@ -57,12 +72,9 @@ export async function runQueuedJob<K extends JobKey, R>(
   try {
     if (processor.onlyWhilePending && (await isRequestFinished(ctx.db, requestId))) return null;
     const step = await prepare(key, job, processor).catch(asRefusal);
-    return await finishRequest(
-      ctx.db,
-      requestId,
-      'refusal' in step ? answerWith(step.refusal) : bind(processor, step),
-      key,
-    );
+    if ('refusal' in step) return await finishRequest(ctx.db, requestId, answerWith(step.refusal), key);
+    if ('group' in processor) return await groupOf(key, ctx.db, processor).run(step.request);
+    return await finishRequest(ctx.db, requestId, bind(processor, step), key);
   } catch (err) {
     if (err instanceof DelayedError) throw err;
     if (err instanceof GiveUp || isFinalAttempt(job)) {
@@ -156,6 +168,48 @@ function errorCodeOf(outcome: QueuedRequestOutcome): string | null {
 /** A TransientError names its own fault ("retry as it is"); anything else answers the job's catalogued 500. */
 function exhausted(key: JobKey, err: unknown): AppError {
   return err instanceof TransientError ? err : JOBS[key].exhausted();
+}
+
+// Most jobs in one group's transaction, and most group transactions of one kind committing at once in a
+// process: two let PostgreSQL work on one group while the next one fills.
+const GROUP_MAX = 64;
+const GROUPS_IN_FLIGHT = 2;
+
+// One committer per declaration and database (a process has one database; tests open several).
+const groups = new WeakMap<object, WeakMap<Database, GroupCommitter<never, unknown>>>();
+
+function groupOf<P>(key: JobKey, db: Database, work: GroupCommit<P>): GroupCommitter<QueuedJob<P>, unknown> {
+  const byDb = groups.get(work) ?? new WeakMap<Database, GroupCommitter<never, unknown>>();
+  groups.set(work, byDb);
+  const known = byDb.get(db) as GroupCommitter<QueuedJob<P>, unknown> | undefined;
+  if (known) return known;
+  const committer = createGroupCommitter<QueuedJob<P>, unknown>({
+    keyOf: work.group.keyOf,
+    commit: (requests) => inTransaction(db, (sql) => finishGroup(sql, requests, work, key)),
+    maxGroup: GROUP_MAX,
+    maxInFlight: GROUPS_IN_FLIGHT,
+  });
+  byDb.set(db, committer);
+  return committer;
+}
+
+/** finishOnce for a group: the unfinished requests' work and answers; null for each one finished before. */
+async function finishGroup<P>(sql: Sql, requests: QueuedJob<P>[], work: GroupCommit<P>, key: JobKey) {
+  const unfinished = await repo.lockUnfinishedMany(
+    sql,
+    requests.map((r) => r.requestId),
+  );
+  const todo = requests.filter((r) => unfinished.has(r.requestId));
+  const outcomes = todo.length > 0 ? await work.group.commit(sql, todo) : [];
+  const events = new Map<string, unknown>();
+  const rows = todo.map((request, i) => {
+    const outcome = outcomes[i]!;
+    const { stored, event } = formsOf(key, outcome);
+    events.set(request.requestId, event);
+    return { id: request.requestId, httpStatus: outcome.status, body: stored, errorCode: errorCodeOf(outcome) };
+  });
+  await repo.finishResults(sql, rows);
+  return requests.map((r) => events.get(r.requestId) ?? null);
 }
 
 async function isRequestFinished(db: Database, requestId: string): Promise<boolean> {

@@ -33,6 +33,19 @@ const FINISH: Prepared = {
   text: `UPDATE request_results SET http_status = $2::int, body = $3::jsonb, error_code = $4, finished_at = now()
           WHERE id = $1`,
 };
+// Group commit (shared/requests/group-commit.ts): every group locks its rows in one order (by id), so
+// two groups of different worker processes never wait for each other in a cycle.
+const LOCK_UNFINISHED_MANY: Prepared = {
+  name: 'requests.lock-unfinished-many',
+  text: 'SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL ORDER BY id FOR UPDATE',
+};
+const FINISH_MANY: Prepared = {
+  name: 'requests.finish-many',
+  text: `UPDATE request_results r
+            SET http_status = v.http_status, body = v.body, error_code = v.error_code, finished_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS v(id text, http_status int, body jsonb, error_code text)
+          WHERE r.id = v.id`,
+};
 const FIND_FINISHED: Prepared = {
   name: 'requests.find-finished',
   text: 'SELECT id, http_status AS "httpStatus", body FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL',
@@ -140,6 +153,30 @@ export async function finishIfPending(db: Sql, id: string, err: AppError): Promi
 export async function lockUnfinished(db: Sql, id: string): Promise<boolean> {
   const { rows } = await db.query<{ finished: boolean }>(LOCK_UNFINISHED, [id]);
   return rows[0]?.finished === false;
+}
+
+/**
+ * Locks the unfinished ones among `ids` for the worker (a group of jobs): those missing from the answer
+ * are finished already, by an earlier run of their job, which must not be repeated.
+ */
+export async function lockUnfinishedMany(db: Sql, ids: string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string }>(LOCK_UNFINISHED_MANY, [ids]);
+  return new Set(rows.map((r) => r.id));
+}
+
+export interface FinishedResult {
+  id: string;
+  httpStatus: number;
+  body: unknown;
+  /** See finishResult. */
+  errorCode: string | null;
+}
+
+/** finishResult for several rows in one statement. */
+export async function finishResults(db: Sql, results: FinishedResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const records = results.map((r) => ({ id: r.id, http_status: r.httpStatus, body: r.body, error_code: r.errorCode }));
+  await db.query(FINISH_MANY, [JSON.stringify(records)]);
 }
 
 /** `errorCode`: the refusal's code (a 4xx or 5xx answer), for support look-ups without reading bodies. */

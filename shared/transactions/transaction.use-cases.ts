@@ -2,7 +2,7 @@
 // resolves the account and queues; the worker imports under the account lock and returns the answer
 // that is stored with the work in the same database transaction.
 import { resolveWritableAccount } from '../accounts/account.use-cases';
-import { asSql, type Database, type DbClient, type Sql } from '../platform/db';
+import type { Database, Sql } from '../platform/db';
 import { accountNotFound } from '../platform/errors';
 import { outcomeOf, type QueuedRequestOutcome } from '../requests/outcome';
 import type { QueuedRequests } from '../requests/queued-request';
@@ -23,6 +23,7 @@ import {
 } from './supply-charge.validation';
 import { toTransactionImportJson } from './transaction.job-payload';
 import * as repo from './transaction.repository';
+import type { LockedAccount } from './transaction.repository';
 import { parseTransactionImport, type TransactionImport } from './transaction.validation';
 
 /** The API's half: checks (400s and 404s never queue), then queues the validated request and waits. */
@@ -43,49 +44,72 @@ export async function requestTransactionImport(
   });
 }
 
-/**
- * All or nothing: a rejection or a dry run writes no transaction and no note. Runs in the caller's
- * transaction (the one runQueuedJob opens to store the answer with the work).
- */
-export async function importTransactions(
-  client: Sql | DbClient,
-  run: { accountId: number; requestId: string; now: Date },
-  { options, request, echoes }: TransactionImport,
-): Promise<QueuedRequestOutcome> {
-  const tx = asSql(client);
-  const account = await repo.lockAccount(tx, run.accountId);
-  // Deleted between the API's check and this job: answer as the API would have.
-  if (!account) return outcomeOf(accountNotFound());
-  const existing = options.check_previously_added
-    ? await repo.findExistingTransactionIds(
-        tx,
-        run.accountId,
-        request.transactions.map((t) => t.transaction_id),
-      )
-    : new Set<string>();
-  const { planned, rejected } = planImport(
-    request.transactions,
-    existing,
-    account,
-    options.force_add_to_current_statement,
-    echoes,
-  );
-  rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
-  if (rejected.length > 0) return outcomeOf(rejectionOf(rejected));
-  if (request.dry_run) return created(planned, new Map());
+/** One queued request's import, as a worker runs it. */
+export interface ImportRun {
+  accountId: number;
+  requestId: string;
+  import: TransactionImport;
+}
 
-  const added = planned.filter((p) => p.add);
+/**
+ * Imports several requests, each for an account of its own, in the caller's transaction (the one the
+ * worker's group commit opens to store every answer with the work): one lock statement, one duplicate
+ * lookup and one INSERT for the whole group. Each request is all or nothing on its own: a rejection or
+ * a dry run writes none of its transactions and no note. One outcome per run, in order.
+ */
+export async function importTransactionGroup(tx: Sql, runs: ImportRun[], now: Date): Promise<QueuedRequestOutcome[]> {
+  const accounts = await repo.lockAccounts(
+    tx,
+    runs.map((r) => r.accountId),
+  );
+  const existing = await repo.findExistingTransactionIds(
+    tx,
+    runs
+      .filter((r) => r.import.options.check_previously_added && accounts.has(r.accountId))
+      .map((r) => ({
+        accountId: r.accountId,
+        transactionIds: r.import.request.transactions.map((t) => t.transaction_id),
+      })),
+  );
+  const plans: { run: ImportRun; account: LockedAccount; planned: PlannedTransaction[] }[] = [];
+  const outcomes = new Map<ImportRun, QueuedRequestOutcome>();
+  for (const run of runs) {
+    const { options, request, echoes } = run.import;
+    const account = accounts.get(run.accountId);
+    // Deleted between the API's check and this job: answer as the API would have.
+    if (!account) {
+      outcomes.set(run, outcomeOf(accountNotFound()));
+      continue;
+    }
+    const { planned, rejected } = planImport(
+      request.transactions,
+      existing.get(run.accountId) ?? new Set(),
+      account,
+      options.force_add_to_current_statement,
+      echoes,
+    );
+    rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
+    if (rejected.length > 0) outcomes.set(run, outcomeOf(rejectionOf(rejected)));
+    else if (request.dry_run) outcomes.set(run, created(planned, new Map()));
+    else plans.push({ run, account, planned });
+  }
+
   const ids = await repo.insertTransactions(
     tx,
-    run.accountId,
-    run.requestId,
-    added.map((p) => toNewTransaction(p, account.openPeriod)),
+    plans.map(({ run, account, planned }) => ({
+      accountId: run.accountId,
+      requestId: run.requestId,
+      rows: planned.filter((p) => p.add).map((p) => toNewTransaction(p, account.openPeriod)),
+    })),
   );
-  const moved = added.filter(isMoved);
-  if (moved.length > 0 && account.openPeriod) {
-    await repo.insertPinnedNote(tx, run.accountId, movedNoteBody(moved, account.openPeriod), run.now);
+  for (const { run, account, planned } of plans) {
+    const moved = planned.filter(isMoved);
+    if (moved.length > 0 && account.openPeriod) {
+      await repo.insertPinnedNote(tx, run.accountId, movedNoteBody(moved, account.openPeriod), now);
+    }
+    outcomes.set(run, created(planned, ids.get(run.accountId)!));
   }
-  return created(planned, ids);
+  return runs.map((run) => outcomes.get(run)!);
 }
 
 /** The catalogue and charged periods the request's new supply charges meet; nothing is read without any. */

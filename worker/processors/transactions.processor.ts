@@ -1,13 +1,24 @@
-// Imports one queued transaction batch. The job carries the request the API validated; the import
-// runs under the account lock in the transaction that stores the answer (shared/requests/queued-job.ts).
+// Imports queued transaction batches. The job carries the request the API validated; the jobs this
+// process runs at the same time are imported together, under their accounts' locks, in the transaction
+// that stores their answers (group commit: shared/requests/queued-job.ts, shared/requests/group-commit.ts).
 import type { Job } from 'bullmq';
-import type { QueuedRequestData } from '../../shared/platform/jobs';
-import { runQueuedJob } from '../../shared/requests/queued-job';
-import { importTransactions } from '../../shared/transactions/transaction.use-cases';
+import type { JobPayloadOf, QueuedRequestData } from '../../shared/platform/jobs';
+import { runQueuedJob, type GroupCommit } from '../../shared/requests/queued-job';
+import { importTransactionGroup } from '../../shared/transactions/transaction.use-cases';
 import type { Processor } from '../worker-context';
 
+const importGroup: GroupCommit<JobPayloadOf<'importTransactions'>> = {
+  group: {
+    // Two requests for one account are imported one after the other: the second must see the first's rows.
+    keyOf: (request) => request.accountId,
+    commit: (tx, requests) =>
+      importTransactionGroup(
+        tx,
+        requests.map((r) => ({ accountId: r.accountId, requestId: r.requestId, import: r.payload })),
+        new Date(),
+      ),
+  },
+};
+
 export const processTransactionImport: Processor = (job: Job<QueuedRequestData>, ctx) =>
-  runQueuedJob('importTransactions', job, ctx, {
-    sql: (tx, { requestId, accountId, payload }) =>
-      importTransactions(tx, { accountId, requestId, now: new Date() }, payload),
-  });
+  runQueuedJob('importTransactions', job, ctx, importGroup);

@@ -1,0 +1,139 @@
+// The worker's group commit on the real database: jobs a worker process runs at the same time are
+// imported in one transaction, two jobs for one account are not, and a job the database refuses fails
+// without taking its group down. The processor is called directly, several jobs in one turn of the
+// event loop, as BullMQ's concurrency would call it.
+import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
+import { JOBS, type QueuedRequestData } from '../../shared/platform/jobs';
+import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
+import { toTransactionImportJson } from '../../shared/transactions/transaction.job-payload';
+import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
+import { processTransactionImport } from '../../worker/processors/transactions.processor';
+import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import {
+  envelope,
+  importedAccount,
+  organisationOf,
+  payment,
+  storedTransactions,
+  type TestAccount,
+} from './transactions.fixture';
+
+interface Compact {
+  status: number;
+  items: { added: boolean; id?: number }[];
+}
+
+describe('group commit of transaction imports (worker)', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  /** A pending request and the job the API would queue for it; `edit` changes the job's payload JSON. */
+  async function queuedJob(
+    account: TestAccount,
+    transactions: unknown[],
+    edit?: (payload: { request: { transactions: { amount: unknown }[] } }) => void,
+  ) {
+    const requestId = randomUUID();
+    const organisationId = organisationOf(tenant);
+    await createOrFindPending(app.db.pool, {
+      id: requestId,
+      organisationId,
+      accountId: account.accountId,
+      runId: null,
+      endpoint: JOBS.importTransactions.endpoint,
+      idempotencyKey: null,
+      bodyHash: 'group-test',
+    });
+    const checked = parseTransactionImport({ options: {}, request: envelope(tenant, account, transactions) });
+    const payload = JSON.parse(JSON.stringify(toTransactionImportJson(checked)));
+    edit?.(payload);
+    const data: QueuedRequestData = {
+      requestId,
+      organisationId,
+      accountId: account.accountId,
+      version: JOBS.importTransactions.payload.version,
+      payload,
+    };
+    return { id: requestId, data, attemptsMade: 0, opts: { attempts: 1 } } as unknown as Job<QueuedRequestData>;
+  }
+
+  const run = (job: Job<QueuedRequestData>) => processTransactionImport(job, app) as Promise<Compact | null>;
+
+  /** The database transactions (xmin) that wrote these accounts' rows. */
+  async function writers(accounts: TestAccount[]): Promise<string[]> {
+    const { rows } = await app.db.pool.query<{ xmin: string }>(
+      'SELECT DISTINCT xmin::text AS xmin FROM transactions WHERE account_id = ANY($1::int[])',
+      [accounts.map((a) => a.accountId)],
+    );
+    return rows.map((r) => r.xmin);
+  }
+
+  it('imports the jobs that run at the same time, each on its own account, in one transaction', async () => {
+    const accounts = await Promise.all([1, 2, 3, 4].map(() => importedAccount(app, tenant)));
+    const jobs = await Promise.all(accounts.map((a, i) => queuedJob(a, [payment(`g${i}-1`), payment(`g${i}-2`)])));
+
+    const events = await Promise.all(jobs.map(run));
+
+    for (const [i, event] of events.entries()) {
+      expect(event).toMatchObject({ status: 201, items: [{ added: true }, { added: true }] });
+      const rows = await storedTransactions(app, accounts[i]!.accountId);
+      expect(rows.map((r) => r.transactionId)).toEqual([`g${i}-1`, `g${i}-2`]);
+      expect(event!.items.map((item) => item.id)).toEqual(rows.map((r) => Number(r.id)));
+      expect((await findResult(app.db.pool, jobs[i]!.data.requestId))?.httpStatus).toBe(201);
+    }
+    expect(await writers(accounts)).toHaveLength(1);
+  });
+
+  it('imports two jobs for one account one after the other: the second finds what the first added', async () => {
+    const account = await importedAccount(app, tenant);
+    const first = await queuedJob(account, [payment('s1'), payment('s2')]);
+    const second = await queuedJob(account, [payment('s2'), payment('s3')]);
+
+    const [a, b] = await Promise.all([run(first), run(second)]);
+
+    expect(a?.items.map((item) => item.added)).toEqual([true, true]);
+    expect(b?.items.map((item) => item.added)).toEqual([false, true]);
+    expect((await storedTransactions(app, account.accountId)).map((r) => r.transactionId)).toEqual(['s1', 's2', 's3']);
+    expect(await writers([account])).toHaveLength(2);
+  });
+
+  it('runs the jobs of a group alone when the group fails, so only the job the database refuses fails', async () => {
+    const accounts = await Promise.all([1, 2, 3].map(() => importedAccount(app, tenant)));
+    const jobs = await Promise.all(
+      accounts.map((a, i) =>
+        queuedJob(a, [payment(`f${i}`)], (payload) => {
+          // Past NUMERIC(20,10): the API never lets such an amount through, but the INSERT refuses it.
+          if (i === 1) payload.request.transactions[0]!.amount = '12345678901234.00';
+        }),
+      ),
+    );
+
+    const settled = await Promise.allSettled(jobs.map(run));
+
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await storedTransactions(app, accounts[0]!.accountId)).map((r) => r.transactionId)).toEqual(['f0']);
+    expect(await storedTransactions(app, accounts[1]!.accountId)).toEqual([]);
+    expect((await storedTransactions(app, accounts[2]!.accountId)).map((r) => r.transactionId)).toEqual(['f2']);
+    // Its attempts spent, the refused job's request answers "retry as it is" instead of staying pending.
+    expect(await findResult(app.db.pool, jobs[1]!.data.requestId)).toMatchObject({
+      httpStatus: 500,
+      body: { code: 'temporary_failure' },
+    });
+  });
+
+  it('does nothing for a job whose request an earlier run finished', async () => {
+    const account = await importedAccount(app, tenant);
+    const job = await queuedJob(account, [payment('once')]);
+
+    expect(await run(job)).toMatchObject({ status: 201 });
+    expect(await run(job)).toBeNull();
+    expect((await storedTransactions(app, account.accountId)).map((r) => r.transactionId)).toEqual(['once']);
+  });
+});
