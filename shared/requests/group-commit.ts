@@ -7,7 +7,10 @@
 // groups grow to what the commits let pile up (at most `maxGroup`). Two items with the same key (the
 // same account) never share a transaction: the later one goes into a following round, because its
 // work must see what the earlier one wrote. When a group's transaction fails, each of its items is run
-// alone, so one failing item (a poison request, a lock time-out) fails only itself.
+// alone (side by side), so one failing item (a poison request) fails only itself. A group never waits
+// for a lock that another transaction holds (its statements ask with NOWAIT and fail instead): waiting
+// alone, the job that needs the lock holds up no other, so one tenant's busy account cannot stall the
+// imports of another tenant's accounts that happen to share its group.
 import DataLoader from 'dataloader';
 
 export interface GroupCommitter<T, R> {
@@ -33,15 +36,18 @@ export function createGroupCommitter<T, R>(opts: GroupCommitOptions<T, R>): Grou
     if (committing < opts.maxInFlight) dispatch();
     else queued.push(dispatch);
   };
-  const loader = new DataLoader<T, R>(
+  // Each item's value is its own promise, so an item is answered as soon as its own commit is done
+  // (not when the slowest of its group is); the group's slot is free once all of them are.
+  const loader = new DataLoader<T, Promise<R>>(
     async (items) => {
       committing++;
-      try {
-        return await commitInRounds(items, opts);
-      } finally {
+      const { results, settled } = commitInRounds(items, opts);
+      const release = () => {
         committing--;
         queued.shift()?.();
-      }
+      };
+      void settled.then(release, release);
+      return results;
     },
     {
       cache: false,
@@ -49,30 +55,36 @@ export function createGroupCommitter<T, R>(opts: GroupCommitOptions<T, R>): Grou
       batchScheduleFn: (dispatch) => setImmediate(() => dispatchWhenFree(dispatch)),
     },
   );
-  return { run: (item) => loader.load(item) };
+  return { run: (item) => loader.load(item).then((result) => result) };
 }
 
-/** Results in the items' order: a value, or the Error that item alone failed with. */
-async function commitInRounds<T, R>(items: readonly T[], opts: GroupCommitOptions<T, R>): Promise<(R | Error)[]> {
-  const results = new Map<T, R | Error>();
+/**
+ * Each item's result in the items' order, and when they have all settled. A round starts once the one
+ * before it has settled: an item may follow one with its key.
+ */
+function commitInRounds<T, R>(items: readonly T[], opts: GroupCommitOptions<T, R>) {
+  const results = new Map<T, Promise<R>>();
+  let previous: Promise<unknown> = Promise.resolve();
   for (const round of roundsByKey(items, opts.keyOf)) {
-    if (round.length === 1) {
-      results.set(round[0]!, await commitAlone(round[0]!, opts));
-      continue;
-    }
-    const committed = await opts.commit(round).catch(() => undefined);
-    if (committed) round.forEach((item, i) => results.set(item, committed[i]!));
-    else for (const item of round) results.set(item, await commitAlone(item, opts));
+    const committed = previous.then(() => commitRound(round, opts));
+    round.forEach((item, i) =>
+      results.set(
+        item,
+        committed.then((each) => each[i]!),
+      ),
+    );
+    previous = committed.then((each) => Promise.allSettled(each));
   }
-  return items.map((item) => results.get(item)!);
+  return { results: items.map((item) => results.get(item)!), settled: previous };
 }
 
-async function commitAlone<T, R>(item: T, opts: GroupCommitOptions<T, R>): Promise<R | Error> {
-  try {
-    return (await opts.commit([item]))[0]!;
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
+/** The round in one commit; if that fails (or it is a lone item), each item alone, side by side. */
+async function commitRound<T, R>(round: T[], opts: GroupCommitOptions<T, R>): Promise<Promise<R>[]> {
+  if (round.length > 1) {
+    const committed = await opts.commit(round).catch(() => undefined);
+    if (committed) return committed.map((result) => Promise.resolve(result));
   }
+  return round.map((item) => opts.commit([item]).then((alone) => alone[0]!));
 }
 
 /** The first item of each key in the first round, the second in the next, and so on. */

@@ -195,9 +195,11 @@ function groupOf<P>(key: JobKey, db: Database, work: GroupCommit<P>): GroupCommi
 
 /** finishOnce for a group: the unfinished requests' work and answers; null for each one finished before. */
 async function finishGroup<P>(sql: Sql, requests: QueuedJob<P>[], work: GroupCommit<P>, key: JobKey) {
+  // A group does not wait for a row another transaction holds: it fails, and its jobs run alone.
   const unfinished = await repo.lockUnfinishedMany(
     sql,
     requests.map((r) => r.requestId),
+    { wait: requests.length === 1 },
   );
   const todo = requests.filter((r) => unfinished.has(r.requestId));
   const outcomes = todo.length > 0 ? await work.group.commit(sql, todo) : [];

@@ -33,12 +33,16 @@ const FINISH: Prepared = {
   text: `UPDATE request_results SET http_status = $2::int, body = $3::jsonb, error_code = $4, finished_at = now()
           WHERE id = $1`,
 };
-// Group commit (shared/requests/group-commit.ts): every group locks its rows in one order (by id), so
-// two groups of different worker processes never wait for each other in a cycle.
-const LOCK_UNFINISHED_MANY: Prepared = {
-  name: 'requests.lock-unfinished-many',
-  text: 'SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL ORDER BY id FOR UPDATE',
-};
+// Group commit (shared/requests/group-commit.ts): rows are locked in one order (by id), and a group of
+// several jobs does not wait for a row another transaction holds (NOWAIT: the group fails, and its jobs
+// run alone, each waiting for its own row).
+const lockUnfinishedStatement = (wait: boolean): Prepared => ({
+  name: wait ? 'requests.lock-unfinished-many' : 'requests.lock-unfinished-many-nowait',
+  text: `SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL
+          ORDER BY id FOR UPDATE${wait ? '' : ' NOWAIT'}`,
+});
+const LOCK_UNFINISHED_MANY = lockUnfinishedStatement(true);
+const LOCK_UNFINISHED_MANY_NOWAIT = lockUnfinishedStatement(false);
 const FINISH_MANY: Prepared = {
   name: 'requests.finish-many',
   text: `UPDATE request_results r
@@ -157,10 +161,12 @@ export async function lockUnfinished(db: Sql, id: string): Promise<boolean> {
 
 /**
  * Locks the unfinished ones among `ids` for the worker (a group of jobs): those missing from the answer
- * are finished already, by an earlier run of their job, which must not be repeated.
+ * are finished already, by an earlier run of their job, which must not be repeated. Without `wait`, a
+ * row another transaction holds makes it throw at once instead of waiting.
  */
-export async function lockUnfinishedMany(db: Sql, ids: string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ id: string }>(LOCK_UNFINISHED_MANY, [ids]);
+export async function lockUnfinishedMany(db: Sql, ids: string[], opts: { wait: boolean }): Promise<Set<string>> {
+  const statement = opts.wait ? LOCK_UNFINISHED_MANY : LOCK_UNFINISHED_MANY_NOWAIT;
+  const { rows } = await db.query<{ id: string }>(statement, [ids]);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -17,16 +17,19 @@ export interface LockedAccount {
 }
 
 // Run for every group of imports (a worker's group commit): prepared once per connection (see Prepared).
-// Accounts are locked in id order, so two groups never wait for each other in a cycle.
-const LOCK_ACCOUNTS: Prepared = {
-  name: 'transactions.lock-accounts',
+// Accounts are locked in id order, so two groups never wait for each other in a cycle; a group of
+// several imports does not wait at all (NOWAIT, see lockAccounts).
+const lockAccountsStatement = (wait: boolean): Prepared => ({
+  name: wait ? 'transactions.lock-accounts' : 'transactions.lock-accounts-nowait',
   text: `SELECT a.id, a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on
            FROM accounts a
            LEFT JOIN statement_periods p ON p.account_id = a.id AND p.is_open
           WHERE a.id = ANY($1::int[])
           ORDER BY a.id
-            FOR NO KEY UPDATE OF a`,
-};
+            FOR NO KEY UPDATE OF a${wait ? '' : ' NOWAIT'}`,
+});
+const LOCK_ACCOUNTS = lockAccountsStatement(true);
+const LOCK_ACCOUNTS_NOWAIT = lockAccountsStatement(false);
 const FIND_EXISTING: Prepared = {
   name: 'transactions.find-existing-pairs',
   text: `SELECT DISTINCT t.account_id, t.transaction_id
@@ -53,15 +56,20 @@ const INSERT: Prepared = {
  * Every import for an account takes this lock first, so two requests can never both find a
  * transaction_id absent and both add it. NO KEY UPDATE, not UPDATE: it serialises imports (and payment
  * instructions, which lock FOR UPDATE) but not the KEY SHARE locks that inserting notes or statements
- * for the account takes through their foreign keys. Accounts that no longer exist are missing.
+ * for the account takes through their foreign keys. Accounts that no longer exist are missing. Without
+ * `wait`, an account another transaction holds makes it throw at once instead of waiting.
  */
-export async function lockAccounts(db: Sql, accountIds: number[]): Promise<Map<number, LockedAccount>> {
+export async function lockAccounts(
+  db: Sql,
+  accountIds: number[],
+  opts: { wait: boolean },
+): Promise<Map<number, LockedAccount>> {
   const { rows } = await db.query<{
     id: number;
     platform_account_number: string;
     starts_on: string | null;
     ends_on: string | null;
-  }>(LOCK_ACCOUNTS, [accountIds]);
+  }>(opts.wait ? LOCK_ACCOUNTS : LOCK_ACCOUNTS_NOWAIT, [accountIds]);
   return new Map(
     rows.map((row) => [
       row.id,

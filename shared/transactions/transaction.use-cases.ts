@@ -58,9 +58,11 @@ export interface ImportRun {
  * a dry run writes none of its transactions and no note. One outcome per run, in order.
  */
 export async function importTransactionGroup(tx: Sql, runs: ImportRun[], now: Date): Promise<QueuedRequestOutcome[]> {
+  // Alone, an import waits for its account; in a group it does not (see shared/requests/group-commit.ts).
   const accounts = await repo.lockAccounts(
     tx,
     runs.map((r) => r.accountId),
+    { wait: runs.length === 1 },
   );
   const existing = await repo.findExistingTransactionIds(
     tx,

@@ -12,10 +12,10 @@ interface Item {
 function recorder() {
   const groups: string[][] = [];
   const open: (() => void)[] = [];
-  const opened: (() => void)[] = [];
+  const waiting: { total: number; resolve: () => void }[] = [];
   const commit = async (items: Item[]) => {
     groups.push(items.map((i) => i.name));
-    opened.shift()?.();
+    for (const w of waiting.filter((w) => groups.length >= w.total)) w.resolve();
     await new Promise<void>((resolve) => open.push(resolve));
     if (items.some((i) => i.fails)) throw new Error(`group ${items.map((i) => i.name).join(',')} failed`);
     return items.map((i) => `done ${i.name}`);
@@ -23,9 +23,9 @@ function recorder() {
   return {
     groups,
     commit,
-    /** Resolves once `n` more commits have started. */
-    started: (n: number) =>
-      Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve) => opened.push(resolve)))),
+    /** Resolves once `total` commits in all have started. */
+    started: (total: number) =>
+      groups.length >= total ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ total, resolve })),
     /** Lets every commit that is waiting finish. */
     releaseAll: () => open.splice(0).forEach((release) => release()),
   };
@@ -42,10 +42,9 @@ describe('group commit', () => {
     await r.started(1);
     expect(r.groups).toEqual([['a']]);
     const later = ['b', 'c', 'd'].map((n) => gc.run(item(n)));
-    const secondStarted = r.started(1);
     r.releaseAll();
     await expect(first).resolves.toBe('done a');
-    await secondStarted;
+    await r.started(2);
     r.releaseAll();
 
     await expect(Promise.all(later)).resolves.toEqual(['done b', 'done c', 'done d']);
@@ -57,8 +56,8 @@ describe('group commit', () => {
     const gc = createGroupCommitter({ commit: r.commit, keyOf: (i: Item) => i.key, maxGroup: 10, maxInFlight: 1 });
 
     const all = [item('a1', 'a'), item('b1', 'b'), item('a2', 'a'), item('a3', 'a')].map((i) => gc.run(i));
-    for (let round = 0; round < 3; round++) {
-      await r.started(1);
+    for (let round = 1; round <= 3; round++) {
+      await r.started(round);
       r.releaseAll();
     }
 
@@ -66,16 +65,16 @@ describe('group commit', () => {
     expect(r.groups).toEqual([['a1', 'b1'], ['a2'], ['a3']]);
   });
 
-  it('runs each item of a failed group alone, so only the item that fails is refused', async () => {
+  it('runs each item of a failed group alone, side by side, so only the item that fails is refused', async () => {
     const r = recorder();
     const gc = createGroupCommitter({ commit: r.commit, keyOf: (i: Item) => i.key, maxGroup: 10, maxInFlight: 1 });
 
     const runs = [item('a'), item('poison', 'p', true), item('c')].map((i) => gc.run(i));
-    // The group, then each of its three items alone.
-    for (let commit = 0; commit < 4; commit++) {
-      await r.started(1);
-      r.releaseAll();
-    }
+    await r.started(1);
+    r.releaseAll();
+    // Each of the three alone, all open at once: none waits for another to finish.
+    await r.started(4);
+    r.releaseAll();
     const settled = await Promise.allSettled(runs);
 
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -94,9 +93,8 @@ describe('group commit', () => {
       ['a', 'b'],
       ['c', 'd'],
     ]);
-    const third = r.started(1);
     r.releaseAll();
-    await third;
+    await r.started(3);
     r.releaseAll();
 
     await expect(Promise.all(all)).resolves.toEqual(['done a', 'done b', 'done c', 'done d', 'done e']);

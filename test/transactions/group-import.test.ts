@@ -19,6 +19,15 @@ import {
   type TestAccount,
 } from './transactions.fixture';
 
+/** `promise`, or a rejection once `ms` have passed without it settling. */
+function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 interface Compact {
   status: number;
   items: { added: boolean; id?: number }[];
@@ -126,6 +135,31 @@ describe('group commit of transaction imports (worker)', () => {
       httpStatus: 500,
       body: { code: 'temporary_failure' },
     });
+  });
+
+  it('does not let an account that another transaction holds stall the other jobs of its group', async () => {
+    const accounts = await Promise.all([1, 2, 3].map(() => importedAccount(app, tenant)));
+    const jobs = await Promise.all(accounts.map((a, i) => queuedJob(a, [payment(`b${i}`)])));
+    const holder = await app.db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accounts[1]!.accountId]);
+
+      const [first, held, third] = jobs.map(run);
+      // The others finish while the account stays locked; the held one waits for it, alone.
+      await expect(settledWithin(Promise.all([first, third]), 10_000)).resolves.toMatchObject([
+        { status: 201 },
+        { status: 201 },
+      ]);
+      expect((await findResult(app.db.pool, jobs[1]!.data.requestId))?.httpStatus).toBeNull();
+
+      await holder.query('ROLLBACK');
+      await expect(held).resolves.toMatchObject({ status: 201 });
+      expect((await storedTransactions(app, accounts[1]!.accountId)).map((r) => r.transactionId)).toEqual(['b1']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
   });
 
   it('does nothing for a job whose request an earlier run finished', async () => {
