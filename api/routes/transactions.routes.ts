@@ -12,11 +12,14 @@ export function transactionRoutes(deps: AppDeps): Router {
 
   router.post('/transactions/create/', async (req, res) => {
     const { organisationId } = callerOf(req);
-    const outcome = await requestTransactionImport(
+    const outcome = requestTransactionImport(
       { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
       { organisationId, headers: queuedHeaders(req), traceId: req.requestId, query: req.query, body: req.body },
     );
-    sendQueuedAnswer(res, outcome);
+    // Checked by now (the checks run before the first await): the request waits for its answer holding
+    // the validated payload only, not the parsed body too (fewer objects to copy at every scavenge).
+    req.body = undefined;
+    sendQueuedAnswer(res, await outcome);
   });
 
   return router;
