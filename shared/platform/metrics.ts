@@ -8,6 +8,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   httpRefusals: Counter<'route' | 'code'>;
   jobDuration: Histogram<'queue' | 'outcome'>;
+  groupCommits: Histogram<'queue' | 'outcome'>;
   queueJobs: Gauge<'queue' | 'state'>;
   breakerState: Gauge<'vendor' | 'state'>;
   vendorCallsInFlight: Gauge<'vendor'>;
@@ -51,6 +52,15 @@ export function createMetrics(): Metrics {
       help: 'Time a worker spent on a job attempt, by queue and outcome.',
       labelNames: ['queue', 'outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    groupCommits: new Histogram({
+      name: 'group_commit_jobs',
+      help:
+        'Jobs per group-commit transaction of a worker, by queue and outcome (committed, or failed: its jobs then ' +
+        'run alone, each counted again as a group of one).',
+      labelNames: ['queue', 'outcome'],
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     }),
     queueJobs: new Gauge({

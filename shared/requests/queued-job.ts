@@ -11,6 +11,7 @@ import { asSql, inTransaction, type Database, type DbClient, type Sql } from '..
 import { AppError, codeOfErrorBody, TransientError } from '../platform/errors';
 import { JOBS, type JobKey, type JobPayloadOf, type QueuedRequestData } from '../platform/jobs';
 import type { Logger } from '../platform/logger';
+import { processMetrics } from '../platform/metrics';
 import { createGroupCommitter, type GroupCommitter } from './group-commit';
 import { outcomeOf, type QueuedRequestOutcome } from './outcome';
 import * as repo from './request-result.repository';
@@ -185,7 +186,18 @@ function groupOf<P>(key: JobKey, db: Database, work: GroupCommit<P>): GroupCommi
   if (known) return known;
   const committer = createGroupCommitter<QueuedJob<P>, unknown>({
     keyOf: work.group.keyOf,
-    commit: (requests) => inTransaction(db, (sql) => finishGroup(sql, requests, work, key)),
+    commit: async (requests) => {
+      const observe = (outcome: string) =>
+        processMetrics().groupCommits.observe({ queue: JOBS[key].queue, outcome }, requests.length);
+      try {
+        const events = await inTransaction(db, (sql) => finishGroup(sql, requests, work, key));
+        observe('committed');
+        return events;
+      } catch (err) {
+        observe('failed');
+        throw err;
+      }
+    },
     maxGroup: GROUP_MAX,
     maxInFlight: GROUPS_IN_FLIGHT,
   });

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { JOBS, type QueuedRequestData } from '../../shared/platform/jobs';
+import { processMetrics } from '../../shared/platform/metrics';
 import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
 import { toTransactionImportJson } from '../../shared/transactions/transaction.job-payload';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
@@ -98,6 +99,16 @@ describe('group commit of transaction imports (worker)', () => {
       expect((await findResult(app.db.pool, jobs[i]!.data.requestId))?.httpStatus).toBe(201);
     }
     expect(await writers(accounts)).toHaveLength(1);
+    // The worker's /metrics shows it: one more committed group of three or four jobs.
+    const { values } = await processMetrics().groupCommits.get();
+    const committedUpTo = (le: number) =>
+      values.find(
+        (v) =>
+          v.metricName === 'group_commit_jobs_bucket' &&
+          v.labels.outcome === 'committed' &&
+          (v.labels as Record<string, unknown>).le === le,
+      )?.value ?? 0;
+    expect(committedUpTo(4) - committedUpTo(2)).toBeGreaterThanOrEqual(1);
   });
 
   it('imports two jobs for one account one after the other: the second finds what the first added', async () => {
