@@ -1,5 +1,6 @@
 // The faults the suite injects, one at a time, each while a fresh load of spec-following clients runs:
 // what "down" means for it, how it is restored, and which request proves the service is back.
+import { WORKER_LOCK_OPTIONS } from '../../shared/platform/jobs';
 import type { FaultStack, Tenant } from './infra/fault-stack';
 import { pause, until } from './infra/ports';
 import type { InvariantResult } from './load/invariants';
@@ -15,7 +16,10 @@ export interface FaultWindow {
   checks?: InvariantResult[];
   /** Runs after the restore, alongside the recovery probe (the breakers closing, say); adds to checks. */
   settle?: () => Promise<void>;
-  /** Jobs a SIGKILLed worker held: the only ones allowed to run again because their lock lapsed. */
+  /**
+   * The only jobs allowed to run an attempt again because their lock lapsed: those a SIGKILLed worker
+   * held, and those active while Redis stayed away longer than a live worker keeps its locks.
+   */
   killedJobs?: string[];
 }
 
@@ -138,11 +142,28 @@ export function restartRedis(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Fault {
     probe: 'transactions',
     async inject(ctx) {
       await busy(ctx, 2);
+      const before = await ctx.stack.heldJobs();
       const from = Date.now();
       await ctx.stack.redis.stop(signal);
       await pause(ctx.downMs);
       await ctx.stack.redis.start();
-      return { down: [{ from, to: Date.now() }], notes: [] };
+      const to = Date.now();
+      // A live worker keeps a job's lock through an outage shorter than this (jobs.ts, WORKER_LOCK_OPTIONS);
+      // past it, the jobs active when Redis went away may run their attempt again, and that run finds its
+      // result row finished. Those jobs are the ones active before the stop, or still active in the state
+      // Redis comes back with (a job fetched in between).
+      const grace = WORKER_LOCK_OPTIONS.lockDuration - WORKER_LOCK_OPTIONS.lockRenewTime;
+      if (to - from < grace) return { down: [{ from, to }], notes: [] };
+      const after = await ctx.stack.heldJobs().catch(() => []);
+      const active = [...new Set([...before, ...after].map((job) => job.id))];
+      return {
+        down: [{ from, to }],
+        notes: [
+          `Redis was away ${to - from} ms, past the ${grace} ms a live worker keeps its locks: the ` +
+            `${active.length} job(s) active then may run their attempt again`,
+        ],
+        killedJobs: active,
+      };
     },
   };
 }

@@ -193,7 +193,9 @@ async function checkJobRuns(
     .map(([key]) => key);
   return [
     {
-      name: 'no job attempt ran twice because its lock lapsed on a live worker (only a killed worker’s jobs ran again)',
+      name:
+        'no job attempt ran twice because its lock lapsed on a live worker (only jobs of a killed worker, or active ' +
+        'through a Redis outage longer than a lock outlives its last renewal, ran again)',
       ok: ranTwice.length === 0,
       detail: `${ranTwice.length} attempt(s): ${ranTwice.slice(0, 5).join(', ')}`,
     },
