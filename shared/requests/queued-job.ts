@@ -40,8 +40,11 @@ export interface GroupCommit<P> {
   group: {
     /** Requests with equal keys never share a transaction (each must see what the other wrote). */
     keyOf: (request: QueuedJob<P>) => string | number;
-    /** Every request's work, one outcome each in order, in the transaction that stores their answers. */
-    commit: (tx: Sql, requests: QueuedJob<P>[]) => Promise<QueuedRequestOutcome[]>;
+    /**
+     * Every request's work, one outcome each in order, in the transaction that stores their answers.
+     * `locks.wait`: false in a group of several, whose locks must not wait (see group-commit.ts).
+     */
+    commit: (tx: Sql, requests: QueuedJob<P>[], locks: { wait: boolean }) => Promise<QueuedRequestOutcome[]>;
   };
 }
 
@@ -154,11 +157,34 @@ async function finishOnce(
   work: () => Promise<QueuedRequestOutcome>,
   key: JobKey,
 ): Promise<unknown> {
-  if (!(await repo.lockUnfinished(sql, requestId))) return null;
-  const outcome = await work();
-  const { stored, event } = formsOf(key, outcome);
-  await repo.finishResult(sql, requestId, outcome.status, stored, errorCodeOf(outcome));
+  const [event] = await finishUnfinished(sql, [requestId], async () => [await work()], key, { wait: true });
   return event;
+}
+
+/**
+ * Locks the requests' result rows, does the work of those still unfinished and stores their answers,
+ * all in the caller's transaction: the single and the group paths alike. Returns each request's event
+ * value, null for one an earlier run of its job finished (that run must not be repeated).
+ */
+async function finishUnfinished(
+  sql: Sql,
+  requestIds: string[],
+  work: (unfinished: string[]) => Promise<QueuedRequestOutcome[]>,
+  key: JobKey,
+  locks: { wait: boolean },
+): Promise<unknown[]> {
+  const unfinished = await repo.lockUnfinishedMany(sql, requestIds, locks);
+  const todo = requestIds.filter((id) => unfinished.has(id));
+  const outcomes = todo.length > 0 ? await work(todo) : [];
+  const events = new Map<string, unknown>();
+  const rows = todo.map((id, i) => {
+    const outcome = outcomes[i]!;
+    const { stored, event } = formsOf(key, outcome);
+    events.set(id, event);
+    return { id, httpStatus: outcome.status, body: stored, errorCode: errorCodeOf(outcome) };
+  });
+  await repo.finishResults(sql, rows);
+  return requestIds.map((id) => events.get(id) ?? null);
 }
 
 function errorCodeOf(outcome: QueuedRequestOutcome): string | null {
@@ -205,25 +231,22 @@ function groupOf<P>(key: JobKey, db: Database, work: GroupCommit<P>): GroupCommi
   return committer;
 }
 
-/** finishOnce for a group: the unfinished requests' work and answers; null for each one finished before. */
-async function finishGroup<P>(sql: Sql, requests: QueuedJob<P>[], work: GroupCommit<P>, key: JobKey) {
-  // A group does not wait for a row another transaction holds: it fails, and its jobs run alone.
-  const unfinished = await repo.lockUnfinishedMany(
+/** A group's requests in one transaction. A group of several does not wait for a lock: it fails, and its jobs run alone. */
+function finishGroup<P>(sql: Sql, requests: QueuedJob<P>[], work: GroupCommit<P>, key: JobKey) {
+  const locks = { wait: requests.length === 1 };
+  const byId = new Map(requests.map((r) => [r.requestId, r]));
+  return finishUnfinished(
     sql,
     requests.map((r) => r.requestId),
-    { wait: requests.length === 1 },
+    (unfinished) =>
+      work.group.commit(
+        sql,
+        unfinished.map((id) => byId.get(id)!),
+        locks,
+      ),
+    key,
+    locks,
   );
-  const todo = requests.filter((r) => unfinished.has(r.requestId));
-  const outcomes = todo.length > 0 ? await work.group.commit(sql, todo) : [];
-  const events = new Map<string, unknown>();
-  const rows = todo.map((request, i) => {
-    const outcome = outcomes[i]!;
-    const { stored, event } = formsOf(key, outcome);
-    events.set(request.requestId, event);
-    return { id: request.requestId, httpStatus: outcome.status, body: stored, errorCode: errorCodeOf(outcome) };
-  });
-  await repo.finishResults(sql, rows);
-  return requests.map((r) => events.get(r.requestId) ?? null);
 }
 
 async function isRequestFinished(db: Database, requestId: string): Promise<boolean> {

@@ -24,18 +24,9 @@ const INSERT_PENDING: Prepared = {
          ON CONFLICT DO NOTHING`,
 };
 const FIND: Prepared = { name: 'requests.find', text: `SELECT ${COLUMNS} FROM request_results WHERE id = $1` };
-const LOCK_UNFINISHED: Prepared = {
-  name: 'requests.lock-unfinished',
-  text: 'SELECT finished_at IS NOT NULL AS finished FROM request_results WHERE id = $1 FOR UPDATE',
-};
-const FINISH: Prepared = {
-  name: 'requests.finish',
-  text: `UPDATE request_results SET http_status = $2::int, body = $3::jsonb, error_code = $4, finished_at = now()
-          WHERE id = $1`,
-};
-// Group commit (shared/requests/group-commit.ts): rows are locked in one order (by id), and a group of
-// several jobs does not wait for a row another transaction holds (NOWAIT: the group fails, and its jobs
-// run alone, each waiting for its own row).
+// The worker's lock on the rows of the jobs it runs (one, or a group: shared/requests/group-commit.ts):
+// rows are locked in one order (by id), and a group of several jobs does not wait for a row another
+// transaction holds (NOWAIT: the group fails, and its jobs run alone, each waiting for its own row).
 const lockUnfinishedStatement = (wait: boolean): Prepared => ({
   name: wait ? 'requests.lock-unfinished-many' : 'requests.lock-unfinished-many-nowait',
   text: `SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL
@@ -151,16 +142,7 @@ export async function finishIfPending(db: Sql, id: string, err: AppError): Promi
 }
 
 /**
- * Locks the row for the worker. Returns false when it is already finished: an earlier run of the job
- * committed its work and its result, so this run must do nothing.
- */
-export async function lockUnfinished(db: Sql, id: string): Promise<boolean> {
-  const { rows } = await db.query<{ finished: boolean }>(LOCK_UNFINISHED, [id]);
-  return rows[0]?.finished === false;
-}
-
-/**
- * Locks the unfinished ones among `ids` for the worker (a group of jobs): those missing from the answer
+ * Locks the unfinished ones among `ids` for the worker (one job or a group): those missing from the answer
  * are finished already, by an earlier run of their job, which must not be repeated. Without `wait`, a
  * row another transaction holds makes it throw at once instead of waiting.
  */
@@ -174,26 +156,15 @@ export interface FinishedResult {
   id: string;
   httpStatus: number;
   body: unknown;
-  /** See finishResult. */
+  /** The refusal's code (a 4xx or 5xx answer), for support look-ups without reading bodies. */
   errorCode: string | null;
 }
 
-/** finishResult for several rows in one statement. */
+/** Stores the answers of requests the worker has locked (lockUnfinishedMany), in one statement. */
 export async function finishResults(db: Sql, results: FinishedResult[]): Promise<void> {
   if (results.length === 0) return;
   const records = results.map((r) => ({ id: r.id, http_status: r.httpStatus, body: r.body, error_code: r.errorCode }));
   await db.query(FINISH_MANY, [JSON.stringify(records)]);
-}
-
-/** `errorCode`: the refusal's code (a 4xx or 5xx answer), for support look-ups without reading bodies. */
-export async function finishResult(
-  db: Sql,
-  id: string,
-  httpStatus: number,
-  body: unknown,
-  errorCode: string | null,
-): Promise<void> {
-  await db.query(FINISH, [id, httpStatus, JSON.stringify(body), errorCode]);
 }
 
 /**

@@ -57,12 +57,17 @@ export interface ImportRun {
  * lookup and one INSERT for the whole group. Each request is all or nothing on its own: a rejection or
  * a dry run writes none of its transactions and no note. One outcome per run, in order.
  */
-export async function importTransactionGroup(tx: Sql, runs: ImportRun[], now: Date): Promise<QueuedRequestOutcome[]> {
+export async function importTransactionGroup(
+  tx: Sql,
+  runs: ImportRun[],
+  now: Date,
+  locks: { wait: boolean },
+): Promise<QueuedRequestOutcome[]> {
   // Alone, an import waits for its account; in a group it does not (see shared/requests/group-commit.ts).
   const accounts = await repo.lockAccounts(
     tx,
     runs.map((r) => r.accountId),
-    { wait: runs.length === 1 },
+    locks,
   );
   const existing = await repo.findExistingTransactionIds(
     tx,

@@ -11,11 +11,12 @@ const importGroup: GroupCommit<JobPayloadOf<'importTransactions'>> = {
   group: {
     // Two requests for one account are imported one after the other: the second must see the first's rows.
     keyOf: (request) => request.accountId,
-    commit: (tx, requests) =>
+    commit: (tx, requests, locks) =>
       importTransactionGroup(
         tx,
         requests.map((r) => ({ accountId: r.accountId, requestId: r.requestId, import: r.payload })),
         new Date(),
+        locks,
       ),
   },
 };
