@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Client } from 'pg';
 import type { DownloadResult, HoldResult, LoadSpec, WindowResult } from './load';
-import { cpuSeconds, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
+import { childrenByRole, cpuSeconds, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
 import type { CpuUse, Throughput } from './report';
 
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,6 +26,13 @@ export function runLoad<T extends WindowResult | DownloadResult | HoldResult>(sp
 }
 
 export const treeCpuSeconds = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
+
+/** CPU seconds of the service's API and worker children (each with its own children), by role. */
+function roleCpuSeconds(servicePid: number): { api: number; worker: number } {
+  const { api, worker } = childrenByRole(servicePid);
+  const sum = (pids: number[]) => pids.reduce((total, pid) => total + treeCpuSeconds(pid), 0);
+  return { api: sum(api), worker: sum(worker) };
+}
 
 /** CPU seconds of the service (with its child processes), the bench database's PostgreSQL backends and Redis. */
 export class CpuMeter {
@@ -59,6 +66,7 @@ export class CpuMeter {
     this.last.clear();
     this.started = performance.now();
     const service0 = treeCpuSeconds(this.servicePid);
+    const roles0 = roleCpuSeconds(this.servicePid);
     const redis0 = cpuSeconds(this.redisPid);
     await this.sample();
     this.timer = setInterval(() => void this.sample().catch(() => undefined), 500);
@@ -69,8 +77,12 @@ export class CpuMeter {
       let postgres = 0;
       for (const [pid, s] of this.last) postgres += s - this.first.get(pid)!;
       const r2 = (v: number) => +(v / wall).toFixed(2);
+      const roles = roleCpuSeconds(this.servicePid);
       return {
         service: r2(treeCpuSeconds(this.servicePid) - service0),
+        // A child that exits within the phase (a SIGKILLed worker) leaves its role's sum: that figure is then low.
+        api: r2(roles.api - roles0.api),
+        worker: r2(roles.worker - roles0.worker),
         postgres: r2(postgres),
         redis: r2(cpuSeconds(this.redisPid) - redis0),
       };

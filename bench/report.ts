@@ -4,6 +4,9 @@ import type { DownloadResult, WindowResult } from './load';
 export interface CpuUse {
   /** Average cores used over the phase (warm-up included): CPU seconds ÷ wall seconds. */
   service: number;
+  /** The API and the worker children of the service (a lone `npm run start:api` counts as neither). */
+  api?: number;
+  worker?: number;
   /** PostgreSQL backends serving the bench database. */
   postgres: number;
   /** The whole Redis server (shared with anything else on the machine). */
@@ -110,8 +113,12 @@ const n = (v: number, digits = 0) =>
 const cpu = (c: CpuUse) =>
   `node ${c.service.toFixed(2)} · pg ${c.postgres.toFixed(2)} · redis ${c.redis.toFixed(2)} · load ${c.load.toFixed(2)}`;
 /** CPU milliseconds per request of the service and of PostgreSQL: steadier than rates on a busy machine. */
-const perRequest = (t: Throughput) =>
-  `node ${((t.cpu.service / t.requestsPerSecond) * 1000).toFixed(2)} · pg ${((t.cpu.postgres / t.requestsPerSecond) * 1000).toFixed(2)} ms`;
+const perRequest = (t: Throughput) => {
+  const ms = (cores: number) => ((cores / t.requestsPerSecond) * 1000).toFixed(2);
+  const { api, worker } = t.cpu;
+  const split = api && worker ? ` (API ${ms(api)} · worker ${ms(worker)})` : '';
+  return `node ${ms(t.cpu.service)}${split} · pg ${ms(t.cpu.postgres)} ms`;
+};
 
 export function tableRows(r: BenchResults): Row[] {
   const rows: Row[] = [];
