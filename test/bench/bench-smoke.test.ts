@@ -77,8 +77,14 @@ describe('npm run bench at toy sizes', () => {
       expect(r[phase].perSecond).toBeGreaterThan(0);
       expect(r[phase].p50Ms).toBeGreaterThan(0);
       expect(r[phase].p99Ms).toBeGreaterThanOrEqual(r[phase].p50Ms);
-      expect(r[phase].cpu).toEqual({ service: rate, postgres: rate, redis: rate, load: rate });
+      expect(r[phase].cpu).toEqual({ service: rate, api: rate, worker: rate, postgres: rate, redis: rate, load: rate });
+      // The children's split is part of the service's whole (the supervisor takes the rest); 0.02 of
+      // slack for the rounding of three figures to two places.
+      expect(r[phase].cpu.api + r[phase].cpu.worker).toBeLessThanOrEqual(r[phase].cpu.service + 0.02);
     }
+    // The API does the work of a write phase too, not only the worker.
+    expect(r.transactions.cpu.api).toBeGreaterThan(0);
+    expect(r.transactions.cpu.worker).toBeGreaterThan(0);
     // The batch keeps its full size: every request of the write phases carries 100 items.
     expect(r.transactions.items).toBe(r.transactions.requests * 100);
     expect(r.notes.items).toBe(r.notes.requests * 100);
