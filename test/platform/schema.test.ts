@@ -60,6 +60,14 @@ function plain(row: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
+/**
+ * Relations whose reference is checked once per statement by triggers instead of by a foreign key
+ * (prisma/migrations/20261125190000_transactions_account_checked_per_statement): table → columns.
+ */
+const CHECKED_BY_TRIGGERS: Record<string, string[]> = { transactions: ['account_id'] };
+const checkedByTriggers = (model: Model, columns: string[]) =>
+  CHECKED_BY_TRIGGERS[model.table]?.join() === columns.join();
+
 const ON_DELETE_CODE: Record<string, string> = {
   Cascade: 'c',
   Restrict: 'r',
@@ -249,22 +257,105 @@ describe('the migrated database matches schema.prisma', () => {
           WHERE c.contype = 'f' AND t.relname = $1 AND t.relnamespace = 'public'::regnamespace`,
         [model.table],
       );
-      const expectedKeys = model.relations.map((rel) => {
-        const target = modelNamed(rel.model);
-        const optional = rel.fields.some((f) => model.scalars.find((s) => s.name === f)!.optional);
-        // Prisma's defaults: Restrict for a required relation, SetNull for an optional one; updates cascade.
-        const onDelete = rel.onDelete ?? (optional ? 'SetNull' : 'Restrict');
-        return {
-          ref_table: target.table,
-          columns: columnsOf(model, rel.fields),
-          ref_columns: columnsOf(target, rel.references),
-          on_delete: ON_DELETE_CODE[onDelete],
-          on_update: 'c',
-        };
-      });
+      const expectedKeys = model.relations
+        .filter((rel) => !checkedByTriggers(model, columnsOf(model, rel.fields)))
+        .map((rel) => {
+          const target = modelNamed(rel.model);
+          const optional = rel.fields.some((f) => model.scalars.find((s) => s.name === f)!.optional);
+          // Prisma's defaults: Restrict for a required relation, SetNull for an optional one; updates cascade.
+          const onDelete = rel.onDelete ?? (optional ? 'SetNull' : 'Restrict');
+          return {
+            ref_table: target.table,
+            columns: columnsOf(model, rel.fields),
+            ref_columns: columnsOf(target, rel.references),
+            on_delete: ON_DELETE_CODE[onDelete],
+            on_update: 'c',
+          };
+        });
       const byColumns = (a: { columns: string[] }, b: { columns: string[] }) =>
         a.columns.join().localeCompare(b.columns.join());
       expect([...foreignKeys].sort(byColumns)).toEqual(expectedKeys.sort(byColumns));
+    });
+  });
+
+  describe("transactions' accounts, checked per statement as their foreign key checked each row", () => {
+    const insert = (accountIds: number[], tag: string) =>
+      t.db.pool.query(
+        `INSERT INTO transactions (account_id, transaction_id, transaction_date, amount, type, submitted, request_id)
+         SELECT a, $2 || '-' || o, DATE '2024-01-01', 1, 'CREDIT', '{}', $2
+           FROM unnest($1::int[]) WITH ORDINALITY AS u(a, o)`,
+        [accountIds, tag],
+      );
+    const rowsTagged = async (tag: string) =>
+      (await query<{ account_id: number }>('SELECT account_id FROM transactions WHERE request_id = $1', [tag])).map(
+        (r) => r.account_id,
+      );
+    const newAccount = async () => (await createRow(modelNamed('Account'), 'minimal')).row.id as number;
+    const missingAccount = async () =>
+      (await query<{ id: number }>('SELECT coalesce(max(id), 0) + 1000 AS id FROM accounts'))[0]!.id;
+
+    it('refuses a statement naming an account that does not exist, under the old constraint, writing nothing', async () => {
+      const [a, gone] = [await newAccount(), await missingAccount()];
+      const tag = `fk-insert-${suffix}`;
+      await expect(insert([a, gone, a], tag)).rejects.toMatchObject({
+        code: '23503',
+        constraint: 'transactions_account_id_fkey',
+      });
+      expect(await rowsTagged(tag)).toEqual([]);
+      await insert([a, a], tag);
+      expect(await rowsTagged(tag)).toEqual([a, a]);
+      await expect(
+        t.db.pool.query('UPDATE transactions SET account_id = $1 WHERE request_id = $2', [gone, tag]),
+      ).rejects.toMatchObject({ code: '23503' });
+      await expect(
+        t.db.prisma.transaction.create({
+          data: {
+            accountId: gone,
+            transactionId: 'x',
+            transactionDate: new Date('2024-01-01'),
+            amount: 1,
+            type: 'CREDIT',
+            submitted: {},
+            requestId: tag,
+          },
+        }),
+      ).rejects.toMatchObject({ code: 'P2003' });
+      expect(await rowsTagged(tag)).toEqual([a, a]);
+    });
+
+    it("cascades an account's deletion and a change of its id to its transactions", async () => {
+      const [kept, moved, deleted] = [await newAccount(), await newAccount(), await newAccount()];
+      const tag = `fk-cascade-${suffix}`;
+      await insert([kept, moved, deleted, deleted], tag);
+      const newId = await missingAccount();
+      await t.db.pool.query('UPDATE accounts SET id = $1 WHERE id = $2', [newId, moved]);
+      await t.db.pool.query('DELETE FROM accounts WHERE id = $1', [deleted]);
+      expect((await rowsTagged(tag)).sort()).toEqual([kept, newId].sort());
+    });
+
+    it('keeps the accounts an uncommitted insert names from being deleted until it commits', async () => {
+      const a = await newAccount();
+      const tag = `fk-lock-${suffix}`;
+      const writer = new Client({ connectionString: testDatabaseUrl });
+      const deleter = new Client({ connectionString: testDatabaseUrl });
+      await Promise.all([writer.connect(), deleter.connect()]);
+      try {
+        await writer.query('BEGIN');
+        await writer.query(
+          `INSERT INTO transactions (account_id, transaction_id, transaction_date, amount, type, submitted, request_id)
+           VALUES ($1, 't', DATE '2024-01-01', 1, 'CREDIT', '{}', $2)`,
+          [a, tag],
+        );
+        await deleter.query("SET lock_timeout = '300ms'");
+        await expect(deleter.query('DELETE FROM accounts WHERE id = $1', [a])).rejects.toMatchObject({
+          code: '55P03',
+        });
+        await writer.query('COMMIT');
+        await deleter.query('DELETE FROM accounts WHERE id = $1', [a]);
+        expect(await rowsTagged(tag)).toEqual([]);
+      } finally {
+        await Promise.all([writer.end(), deleter.end()]);
+      }
     });
   });
 
