@@ -29,6 +29,8 @@ export interface FaultWindow {
  * that could finish it, and how long a restart takes is the platform's, not the service's).
  */
 export const REDELIVERY_BOUND_MS = 10_000;
+/** Kills made to catch a worker holding a job whose request is still unfinished (see killWorker). */
+const KILL_ATTEMPTS = 5;
 
 export interface Fault {
   name: string;
@@ -68,46 +70,61 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
       // `ms`: from the kill (a worker survived) or from the workers' return (every worker was killed).
       const redeliveries: { requests: number; ms: number }[] = [];
       for (let i = 0; i < times; i++) {
-        await busy(ctx, 1);
-        const holder = await until(
-          'a worker to hold an unfinished transactions job',
-          async () => {
-            const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
-            const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
-            // Starting with a different worker each time, so that repeated kills take turns.
-            const turn = [
-              ...stack.workers.slice(i % stack.workers.length),
-              ...stack.workers.slice(0, i % stack.workers.length),
-            ];
-            return turn.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
-          },
-          30_000,
-          5,
-        );
-        const victims = opts.together ? stack.workers : [holder];
-        const pids = new Set(victims.map((w) => w.pid));
-        const from = Date.now();
-        await Promise.all(victims.map((w) => w.kill()));
-        // Read after the kill: nothing finishes a dead worker's jobs before their locks lapse (seconds away).
-        const held = (await stack.heldJobs()).filter((h) => pids.has(h.pid)).map((h) => h.id);
-        const affected = await stack.unfinishedRequests(held);
-        window.killedJobs!.push(...held);
-        const finished = untilFinished(stack, affected, from);
-        await pause(ctx.downMs);
-        await Promise.all(victims.map((w) => w.start()));
-        window.down.push({ from, to: Date.now() });
-        // A scrape resets each worker's event-loop maximum: a restarted worker's module loading is not
-        // time it spends holding locks, so it must not count in the phase's figure.
-        await stack.workerEventLoopLagMs();
-        const ms = await finished;
-        redeliveries.push({ requests: affected.length, ms: opts.together ? ms - (window.down.at(-1)!.to - from) : ms });
-        const seconds = (at: number) => ((at - from) / 1000).toFixed(1);
-        const movedBack = Math.max(...affected.map((id) => ctx.jobRuns.stalled.get(id) ?? Number.NaN));
-        window.notes.push(
-          `killed ${victims.map((w) => w.name).join(' + ')} holding ${held.length} job(s); its ${affected.length} unfinished ` +
-            `request(s) were back in the queue after ${seconds(movedBack)} s (the worker restarted after ${seconds(window.down.at(-1)!.to)} s) ` +
-            `and finished after ${(ms / 1000).toFixed(1)} s`,
-        );
+        // A worker commits its group in milliseconds: between finding a held unfinished job and the
+        // kill, that job may have committed, and the kill then proves nothing. Such a kill is noted
+        // and made again, at most KILL_ATTEMPTS times in all.
+        for (let attempt = 1; ; attempt++) {
+          await busy(ctx, 1);
+          const holder = await until(
+            'a worker to hold an unfinished transactions job',
+            async () => {
+              const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
+              const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
+              // Starting with a different worker each time, so that repeated kills take turns.
+              const turn = [
+                ...stack.workers.slice(i % stack.workers.length),
+                ...stack.workers.slice(0, i % stack.workers.length),
+              ];
+              return turn.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
+            },
+            30_000,
+            5,
+          );
+          const victims = opts.together ? stack.workers : [holder];
+          const pids = new Set(victims.map((w) => w.pid));
+          const from = Date.now();
+          await Promise.all(victims.map((w) => w.kill()));
+          // Read after the kill: nothing finishes a dead worker's jobs before their locks lapse (seconds away).
+          const held = (await stack.heldJobs()).filter((h) => pids.has(h.pid)).map((h) => h.id);
+          const affected = await stack.unfinishedRequests(held);
+          window.killedJobs!.push(...held);
+          const finished = untilFinished(stack, affected, from);
+          await pause(ctx.downMs);
+          await Promise.all(victims.map((w) => w.start()));
+          window.down.push({ from, to: Date.now() });
+          // A scrape resets each worker's event-loop maximum: a restarted worker's module loading is not
+          // time it spends holding locks, so it must not count in the phase's figure.
+          await stack.workerEventLoopLagMs();
+          const ms = await finished;
+          const seconds = (at: number) => ((at - from) / 1000).toFixed(1);
+          if (affected.length === 0 && attempt < KILL_ATTEMPTS) {
+            window.notes.push(
+              `killed ${victims.map((w) => w.name).join(' + ')} holding ${held.length} job(s), all committed by then: killing again`,
+            );
+            continue;
+          }
+          redeliveries.push({
+            requests: affected.length,
+            ms: opts.together ? ms - (window.down.at(-1)!.to - from) : ms,
+          });
+          const movedBack = Math.max(...affected.map((id) => ctx.jobRuns.stalled.get(id) ?? Number.NaN));
+          window.notes.push(
+            `killed ${victims.map((w) => w.name).join(' + ')} holding ${held.length} job(s); its ${affected.length} unfinished ` +
+              `request(s) were back in the queue after ${seconds(movedBack)} s (the worker restarted after ${seconds(window.down.at(-1)!.to)} s) ` +
+              `and finished after ${(ms / 1000).toFixed(1)} s`,
+          );
+          break;
+        }
       }
       const slowest = Math.max(...redeliveries.map((r) => r.ms));
       const requests = redeliveries.reduce((sum, r) => sum + r.requests, 0);
