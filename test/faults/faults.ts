@@ -65,7 +65,6 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
     name: times === 1 ? label : `${label} ×${times}`,
     probe: 'transactions',
     async inject(ctx) {
-      const { stack } = ctx;
       const window: FaultWindow = { down: [], notes: [], killedJobs: [] };
       // `ms`: from the kill (a worker survived) or from the workers' return (every worker was killed).
       const redeliveries: { requests: number; ms: number }[] = [];
@@ -74,53 +73,17 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
         // kill, that job may have committed, and the kill then proves nothing. Such a kill is noted
         // and made again, at most KILL_ATTEMPTS times in all.
         for (let attempt = 1; ; attempt++) {
-          await busy(ctx, 1);
-          const holder = await until(
-            'a worker to hold an unfinished transactions job',
-            async () => {
-              const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
-              const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
-              // Starting with a different worker each time, so that repeated kills take turns.
-              const turn = [
-                ...stack.workers.slice(i % stack.workers.length),
-                ...stack.workers.slice(0, i % stack.workers.length),
-              ];
-              return turn.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
-            },
-            30_000,
-            5,
-          );
-          const victims = opts.together ? stack.workers : [holder];
-          const pids = new Set(victims.map((w) => w.pid));
-          const from = Date.now();
-          await Promise.all(victims.map((w) => w.kill()));
-          // Read after the kill: nothing finishes a dead worker's jobs before their locks lapse (seconds away).
-          const held = (await stack.heldJobs()).filter((h) => pids.has(h.pid)).map((h) => h.id);
-          const affected = await stack.unfinishedRequests(held);
-          window.killedJobs!.push(...held);
-          const finished = untilFinished(stack, affected, from);
-          await pause(ctx.downMs);
-          await Promise.all(victims.map((w) => w.start()));
-          window.down.push({ from, to: Date.now() });
-          // A scrape resets each worker's event-loop maximum: a restarted worker's module loading is not
-          // time it spends holding locks, so it must not count in the phase's figure.
-          await stack.workerEventLoopLagMs();
-          const ms = await finished;
-          const seconds = (at: number) => ((at - from) / 1000).toFixed(1);
+          const { names, held, affected, from, restartedAt, ms } = await killHolder(ctx, window, i, opts.together);
           if (affected.length === 0 && attempt < KILL_ATTEMPTS) {
-            window.notes.push(
-              `killed ${victims.map((w) => w.name).join(' + ')} holding ${held.length} job(s), all committed by then: killing again`,
-            );
+            window.notes.push(`killed ${names} holding ${held} job(s), all committed by then: killing again`);
             continue;
           }
-          redeliveries.push({
-            requests: affected.length,
-            ms: opts.together ? ms - (window.down.at(-1)!.to - from) : ms,
-          });
+          redeliveries.push({ requests: affected.length, ms: opts.together ? ms - (restartedAt - from) : ms });
+          const seconds = (at: number) => ((at - from) / 1000).toFixed(1);
           const movedBack = Math.max(...affected.map((id) => ctx.jobRuns.stalled.get(id) ?? Number.NaN));
           window.notes.push(
-            `killed ${victims.map((w) => w.name).join(' + ')} holding ${held.length} job(s); its ${affected.length} unfinished ` +
-              `request(s) were back in the queue after ${seconds(movedBack)} s (the worker restarted after ${seconds(window.down.at(-1)!.to)} s) ` +
+            `killed ${names} holding ${held} job(s); its ${affected.length} unfinished ` +
+              `request(s) were back in the queue after ${seconds(movedBack)} s (the worker restarted after ${seconds(restartedAt)} s) ` +
               `and finished after ${(ms / 1000).toFixed(1)} s`,
           );
           break;
@@ -140,6 +103,49 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
       return window;
     },
   };
+}
+
+/**
+ * One kill: waits for a worker (the `turn`-th first, so repeated kills take turns) to hold a transactions
+ * job whose request is unfinished, SIGKILLs it (or, `together`, every worker), notes the jobs it held as
+ * allowed to run again, restarts it after the phase's downtime and waits for the requests it held
+ * unfinished to be finished. `ms` counts from the kill.
+ */
+async function killHolder(ctx: FaultContext, window: FaultWindow, turn: number, together = false) {
+  const { stack } = ctx;
+  await busy(ctx, 1);
+  const holder = await until(
+    'a worker to hold an unfinished transactions job',
+    async () => {
+      const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
+      const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
+      const order = [
+        ...stack.workers.slice(turn % stack.workers.length),
+        ...stack.workers.slice(0, turn % stack.workers.length),
+      ];
+      return order.find((w) => held.some((h) => h.pid === w.pid && unfinished.has(h.id)));
+    },
+    30_000,
+    5,
+  );
+  const victims = together ? stack.workers : [holder];
+  const pids = new Set(victims.map((w) => w.pid));
+  const from = Date.now();
+  await Promise.all(victims.map((w) => w.kill()));
+  // Read after the kill: nothing finishes a dead worker's jobs before their locks lapse (seconds away).
+  const held = (await stack.heldJobs()).filter((h) => pids.has(h.pid)).map((h) => h.id);
+  const affected = await stack.unfinishedRequests(held);
+  window.killedJobs!.push(...held);
+  const finished = untilFinished(stack, affected, from);
+  await pause(ctx.downMs);
+  await Promise.all(victims.map((w) => w.start()));
+  const restartedAt = Date.now();
+  window.down.push({ from, to: restartedAt });
+  // A scrape resets each worker's event-loop maximum: a restarted worker's module loading is not
+  // time it spends holding locks, so it must not count in the phase's figure.
+  await stack.workerEventLoopLagMs();
+  const names = victims.map((w) => w.name).join(' + ');
+  return { names, held: held.length, affected, from, restartedAt, ms: await finished };
 }
 
 /** Polls until every request has its stored answer; resolves with the ms from `from` to the last one seen. */
