@@ -291,8 +291,9 @@ describe('the migrated database matches schema.prisma', () => {
         (r) => r.account_id,
       );
     const newAccount = async () => (await createRow(modelNamed('Account'), 'minimal')).row.id as number;
+    // Below zero, where the id sequence never goes: an id taken here is never one a later insert is given.
     const missingAccount = async () =>
-      (await query<{ id: number }>('SELECT coalesce(max(id), 0) + 1000 AS id FROM accounts'))[0]!.id;
+      (await query<{ id: number }>('SELECT least(coalesce(min(id), 0), 0) - 1000 AS id FROM accounts'))[0]!.id;
 
     it('refuses a statement naming an account that does not exist, under the old constraint, writing nothing', async () => {
       const [a, gone] = [await newAccount(), await missingAccount()];
