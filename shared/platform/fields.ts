@@ -116,10 +116,6 @@ export function formatDateTime(date: Date): string {
   return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
 }
 
-/**
- * A decimal sent as a JSON number or a decimal string, at most `wholeDigits` before the point and
- * `fractionDigits` after it. Output: a Decimal holding exactly the submitted digits.
- */
 /** Every decimal of at most 15 significant digits survives the trip through a double (DBL_DIG). */
 const MAX_EXACT_JSON_NUMBER_DIGITS = 15;
 
@@ -133,6 +129,10 @@ const MAX_DECIMAL_TEXT = 64;
 // two runs of \d, which made the former pattern quadratic in the length of a refused string.
 const DECIMAL_TEXT = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
+/**
+ * A decimal sent as a JSON number or a decimal string, at most `wholeDigits` before the point and
+ * `fractionDigits` after it. Output: a Decimal holding exactly the submitted digits.
+ */
 export function DecimalField(wholeDigits: number, fractionDigits: number) {
   return z.union([z.number(), z.string()]).transform((value, ctx) => {
     if (typeof value === 'string' && value.length > MAX_DECIMAL_TEXT) {
