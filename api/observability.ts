@@ -52,6 +52,9 @@ function routeLabel(req: Request): string {
  * pino-http's per-request child logger and serializers cost ~12 % of the API's CPU on a status lookup.
  */
 export function requestLogger(logger: Logger): RequestHandler {
+  // The line holds only the fields above, none of them a redacted path: the logger's redaction (kept for
+  // every other line) would find nothing here, yet cost ~7 µs a line, two thirds of writing it.
+  const access = logger.child({}, { redact: { paths: [] } });
   return (req, res, next) => {
     const started = performance.now();
     res.once('close', () => {
@@ -63,8 +66,8 @@ export function requestLogger(logger: Logger): RequestHandler {
         res: { status, errorCode: res.locals.errorCode as string | undefined },
         responseTime: Math.round(performance.now() - started),
       };
-      if (aborted || status >= 500) logger.error(line, aborted ? 'request aborted' : `${req.method} ${status}`);
-      else logger.info(line, `${req.method} ${status}`);
+      if (aborted || status >= 500) access.error(line, aborted ? 'request aborted' : `${req.method} ${status}`);
+      else access.info(line, `${req.method} ${status}`);
     });
     next();
   };

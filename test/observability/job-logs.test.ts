@@ -34,4 +34,27 @@ describe('job log lines', () => {
     expect(requestLines).toHaveLength(1);
     expect(JSON.stringify(lines)).not.toContain(tenant.token);
   });
+
+  it('write one line per request: its method, path without the query, status, refusal code and organisation', async () => {
+    const tenant = await createTenant(app);
+    const account = await importedAccount(app, tenant);
+    const refused = await postTransactions(
+      app,
+      tenant.token,
+      envelope(tenant, account, [{ ...payment('logged-1'), amount: 'not a number' }]),
+      { query: 'check_previously_added=false', headers: { 'x-request-id': 'refused-batch-3' } },
+    );
+    expect(refused.status).toBe(400);
+    const requestLines = lines.filter((l) => (l.req as { id?: string } | undefined)?.id === 'refused-batch-3');
+    expect(requestLines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        req: { id: 'refused-batch-3', method: 'POST', path: '/v1/data-import/transactions/create/' },
+        organisation: expect.any(Number),
+        res: { status: 400, errorCode: 'transaction_import_error' },
+        responseTime: expect.any(Number),
+        msg: 'POST 400',
+      }),
+    ]);
+  });
 });
