@@ -7,6 +7,7 @@ import {
   blockingConnection,
   MAINTENANCE,
   QUEUE_NAMES,
+  releaseConnection,
   WORKER_LOCK_OPTIONS,
   type QueuedRequestData,
 } from '../shared/platform/jobs';
@@ -31,6 +32,13 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
   const ctx: WorkerContext = { ...deps };
   const metrics = processMetrics();
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Closed by stop() after the Workers and the maintenance queue that use them (see releaseConnection).
+  const connections: ReturnType<typeof blockingConnection>[] = [];
+  const connection = () => {
+    const made = blockingConnection(deps.config);
+    connections.push(made);
+    return made;
+  };
   const workers = QUEUE_NAMES.filter((name) => PROCESSORS[name]).map((name) => {
     const processor = PROCESSORS[name]!;
     const run = async (job: Job) => {
@@ -61,7 +69,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       }
     };
     const worker = new Worker(name, run, {
-      connection: blockingConnection(deps.config),
+      connection: connection(),
       prefix: deps.config.QUEUE_PREFIX,
       // The scheduled jobs need no parallelism; every request queue gets the configured concurrency.
       concurrency: name === MAINTENANCE.queue ? 1 : deps.config.WORKER_CONCURRENCY,
@@ -77,7 +85,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const maintenance = new Queue(MAINTENANCE.queue, {
-    connection: blockingConnection(deps.config),
+    connection: connection(),
     prefix: deps.config.QUEUE_PREFIX,
   });
   await schedulePurge(maintenance);
@@ -97,6 +105,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       clearInterval(timer);
       await Promise.all(workers.map((w) => w.close()));
       await maintenance.close();
+      connections.forEach(releaseConnection);
       await removeBeat(redis, deps.config.QUEUE_PREFIX, workerId).catch(() => undefined);
       redis.disconnect();
     },

@@ -108,8 +108,10 @@ export const WORKER_LOCK_OPTIONS = {
 } as const;
 
 // BullMQ cannot tell cluster options from single-server ones, so a cluster is handed over as a client
-// (not yet connected). Workers and QueueEvents duplicate it and own the copies; a Queue uses it as it
-// is and leaves closing it to us.
+// (not yet connected). BullMQ owns only the copies it makes of it (a Worker's blocking connection,
+// QueueEvents'); a Queue's and a Worker's own connection is the client itself, which BullMQ never
+// closes: whoever creates one closes it with releaseConnection once the BullMQ object is closed, or its
+// reconnect timers outlive the process's stop.
 export function producerConnection(config: RedisTarget): ConnectionOptions {
   if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'producer', { lazyConnect: true });
   // Fail fast: an API request must not hang on an offline queue while Redis is down.
@@ -123,6 +125,11 @@ export function blockingConnection(config: RedisTarget): ConnectionOptions {
 
 const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';
 
+/** Closes a connection made by producerConnection or blockingConnection when it is a client (a cluster). */
+export function releaseConnection(c: ConnectionOptions): void {
+  if (isClient(c)) c.disconnect();
+}
+
 export interface JobQueues {
   queue(key: JobKey): Queue;
   events(key: JobKey): QueueEvents;
@@ -134,11 +141,14 @@ export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX
   const queues = new Map<string, Queue>();
   const events = new Map<string, QueueEvents>();
   const producer = producerConnection(config);
+  const blocking: ConnectionOptions[] = [];
   for (const name of new Set(Object.values(JOBS).map((j) => j.queue))) {
     const queue = new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
     queue.on('error', () => undefined);
     queues.set(name, queue);
-    const ev = new QueueEvents(name, { connection: blockingConnection(config), prefix: config.QUEUE_PREFIX });
+    const connection = blockingConnection(config);
+    blocking.push(connection);
+    const ev = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
     ev.on('error', () => undefined);
     events.set(name, ev);
   }
@@ -148,7 +158,7 @@ export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX
     async close() {
       await Promise.all([...events.values()].map((e) => e.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
-      if (isClient(producer)) producer.disconnect();
+      [producer, ...blocking].forEach(releaseConnection);
     },
   };
 }

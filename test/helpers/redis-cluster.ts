@@ -12,6 +12,8 @@ export interface LocalRedisCluster {
   ports: number[];
   /** `host:port,…`, the form REDIS_CLUSTER_NODES takes. */
   nodes: string;
+  /** Client connections open on the nodes, not counting the ones this asks on. */
+  connectedClients(): Promise<number>;
   destroy(): Promise<void>;
 }
 
@@ -44,16 +46,24 @@ function run(command: string, args: string[]): Promise<string> {
   });
 }
 
-async function clusterState(port: number): Promise<string> {
+/** One command on one node, over a connection of its own that never retries. */
+async function ask(port: number, ...command: string[]): Promise<string> {
   const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => undefined);
   try {
     await probe.connect();
-    return /cluster_state:(\w+)/.exec((await probe.call('CLUSTER', 'INFO')) as string)?.[1] ?? 'unknown';
+    return (await probe.call(command[0]!, ...command.slice(1))) as string;
   } finally {
     probe.disconnect();
   }
 }
+
+async function clusterState(port: number): Promise<string> {
+  return /cluster_state:(\w+)/.exec(await ask(port, 'CLUSTER', 'INFO'))?.[1] ?? 'unknown';
+}
+
+/** CLIENT LIST has a line per client connection, the asking one included. */
+const clientsOn = async (port: number) => (await ask(port, 'CLIENT', 'LIST')).trim().split('\n').length - 1;
 
 export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
@@ -116,5 +126,10 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
     await destroy();
     throw err;
   }
-  return { ports, nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), destroy };
+  return {
+    ports,
+    nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
+    connectedClients: async () => (await Promise.all(ports.map(clientsOn))).reduce((a, b) => a + b, 0),
+    destroy,
+  };
 }

@@ -10,6 +10,7 @@ import { createRedis, untilReady } from '../../shared/platform/redis';
 import { testConfig } from '../helpers/context';
 import { request, createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
+import { until } from '../helpers/until';
 import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
 
 describe('on a three-node Redis Cluster', () => {
@@ -89,5 +90,18 @@ describe('on a three-node Redis Cluster', () => {
     } finally {
       redis.disconnect();
     }
+  });
+
+  // BullMQ closes only the copies it makes of a client it is given: a Worker's or a Queue's own
+  // connection left open would reconnect for ever once the cluster goes (and keep the process alive).
+  it('closes every connection it opened on the cluster when it stops', async () => {
+    expect(app).toBeDefined();
+    expect(await cluster.connectedClients()).toBeGreaterThan(0);
+    const stopping = app!;
+    app = undefined;
+    await stopping.close();
+    await until('no client connection left on the cluster', async () =>
+      (await cluster.connectedClients()) === 0 ? true : undefined,
+    );
   });
 });
