@@ -273,7 +273,11 @@ describe('POST payment-instruction/create', () => {
       ['a malformed valid_from', { ...card('a'), valid_from: '2026-02-30' }, 'valid_from', 'invalid'],
       ['no vendor', { type: 'CARD', reference: 'x' }, 'vendor', 'required'],
     ])('answers 400 for %s', async (_what, fields, attr, code) => {
-      const before = await world.app.db.prisma.requestResult.count();
+      // This tenant's rows only: the workers' purge may delete other, expired rows meanwhile.
+      const organisation = { name: `org-${world.tenant.supplier.replace('SUPPLIER_', '')}` };
+      expect(await world.app.db.prisma.organisation.count({ where: organisation })).toBe(1);
+      const stored = () => world.app.db.prisma.requestResult.count({ where: { organisation } });
+      const before = await stored();
       const account = await importAccount(world.app, world.tenant);
       const calls = world.fake.requests.length;
 
@@ -282,7 +286,7 @@ describe('POST payment-instruction/create', () => {
       expect(res.status).toBe(400);
       expect(res.body.errors).toContainEqual({ attr, code, detail: expect.any(String) });
 
-      expect(await world.app.db.prisma.requestResult.count()).toBe(before);
+      expect(await stored()).toBe(before);
       expect(world.fake.requests.length).toBe(calls);
     });
 
