@@ -50,7 +50,17 @@ export interface FaultContext {
 /** Waits until the load has had `n` more final answers: faults strike a service that is busy. */
 async function busy(ctx: FaultContext, n: number): Promise<void> {
   const target = ctx.load.answered() + n;
-  await until('the load to be under way', async () => (ctx.load.answered() >= target ? true : undefined), 60_000, 20);
+  const underWay = await until(
+    'the load to be under way',
+    async () => (ctx.load.answered() >= target ? true : ctx.load.finished() ? false : undefined),
+    60_000,
+    20,
+  );
+  if (!underWay) {
+    throw new Error(
+      `the phase's load ran out before its fault (${ctx.load.answered()} answers, every client at its maximum): raise requestsPerClient.max`,
+    );
+  }
 }
 
 /**

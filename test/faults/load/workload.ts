@@ -44,6 +44,8 @@ export interface RunningLoad {
   done: Promise<void>;
   /** Requests answered so far (final answers, not attempts). */
   answered(): number;
+  /** Whether every client has finished: no more answers will come. */
+  finished(): boolean;
   /** Lets every client finish after its current request (once it has sent its minimum). */
   stop(): void;
   transactions: TransactionRequestRecord[];
@@ -63,6 +65,7 @@ export function startLoad(
   const transactions: TransactionRequestRecord[] = [];
   const instructions: InstructionRequestRecord[] = [];
   let answered = 0;
+  let finished = false;
   let stopped = false;
   const goOn = (r: number, limits: { min: number; max: number }) => r < limits.min || (!stopped && r < limits.max);
   // Transaction clients share half as many accounts, so imports queue on each other's account lock;
@@ -134,10 +137,13 @@ export function startLoad(
   const done = Promise.all([
     ...Array.from({ length: shape.transactionClients }, (_, c) => transactionClient(c)),
     ...Array.from({ length: shape.instructionClients }, (_, c) => instructionClient(c)),
-  ]).then(() => undefined);
+  ]).then(() => {
+    finished = true;
+  });
   return {
     done,
     answered: () => answered,
+    finished: () => finished,
     stop: () => {
       stopped = true;
     },
