@@ -4,10 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import {
-  blockingConnection,
+  connectionsFor,
   MAINTENANCE,
   QUEUE_NAMES,
-  releaseConnection,
   WORKER_LOCK_OPTIONS,
   type QueuedRequestData,
 } from '../shared/platform/jobs';
@@ -32,13 +31,8 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
   const ctx: WorkerContext = { ...deps };
   const metrics = processMetrics();
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  // Closed by stop() after the Workers and the maintenance queue that use them (see releaseConnection).
-  const connections: ReturnType<typeof blockingConnection>[] = [];
-  const connection = () => {
-    const made = blockingConnection(deps.config);
-    connections.push(made);
-    return made;
-  };
+  // Released by stop() after the Workers and the maintenance queue that use them.
+  const connections = connectionsFor(deps.config);
   const workers = QUEUE_NAMES.filter((name) => PROCESSORS[name]).map((name) => {
     const processor = PROCESSORS[name]!;
     const run = async (job: Job) => {
@@ -69,7 +63,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       }
     };
     const worker = new Worker(name, run, {
-      connection: connection(),
+      connection: connections.blocking(),
       prefix: deps.config.QUEUE_PREFIX,
       // The scheduled jobs need no parallelism; every request queue gets the configured concurrency.
       concurrency: name === MAINTENANCE.queue ? 1 : deps.config.WORKER_CONCURRENCY,
@@ -85,7 +79,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const maintenance = new Queue(MAINTENANCE.queue, {
-    connection: connection(),
+    connection: connections.blocking(),
     prefix: deps.config.QUEUE_PREFIX,
   });
   await schedulePurge(maintenance);
@@ -105,7 +99,7 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
       clearInterval(timer);
       await Promise.all(workers.map((w) => w.close()));
       await maintenance.close();
-      connections.forEach(releaseConnection);
+      connections.release();
       await removeBeat(redis, deps.config.QUEUE_PREFIX, workerId).catch(() => undefined);
       redis.disconnect();
     },

@@ -110,8 +110,8 @@ export const WORKER_LOCK_OPTIONS = {
 // BullMQ cannot tell cluster options from single-server ones, so a cluster is handed over as a client
 // (not yet connected). BullMQ owns only the copies it makes of it (a Worker's blocking connection,
 // QueueEvents'); a Queue's and a Worker's own connection is the client itself, which BullMQ never
-// closes: whoever creates one closes it with releaseConnection once the BullMQ object is closed, or its
-// reconnect timers outlive the process's stop.
+// closes: the service makes its connections through connectionsFor, which closes them once the BullMQ
+// objects are closed, or their reconnect timers would outlive the process's stop.
 export function producerConnection(config: RedisTarget): ConnectionOptions {
   if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'producer', { lazyConnect: true });
   // Fail fast: an API request must not hang on an offline queue while Redis is down.
@@ -125,9 +125,18 @@ export function blockingConnection(config: RedisTarget): ConnectionOptions {
 
 const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';
 
-/** Closes a connection made by producerConnection or blockingConnection when it is a client (a cluster). */
-export function releaseConnection(c: ConnectionOptions): void {
-  if (isClient(c)) c.disconnect();
+/**
+ * The connections one owner hands to its BullMQ objects, remembered: `release`, called once those
+ * objects are closed, closes the clients among them (a cluster's; single-server options BullMQ owns).
+ */
+export function connectionsFor(config: RedisTarget) {
+  const made: ConnectionOptions[] = [];
+  const keep = (c: ConnectionOptions) => (made.push(c), c);
+  return {
+    producer: () => keep(producerConnection(config)),
+    blocking: () => keep(blockingConnection(config)),
+    release: () => made.forEach((c) => isClient(c) && c.disconnect()),
+  };
 }
 
 export interface JobQueues {
@@ -140,15 +149,13 @@ export interface JobQueues {
 export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>): JobQueues {
   const queues = new Map<string, Queue>();
   const events = new Map<string, QueueEvents>();
-  const producer = producerConnection(config);
-  const blocking: ConnectionOptions[] = [];
+  const connections = connectionsFor(config);
+  const producer = connections.producer();
   for (const name of new Set(Object.values(JOBS).map((j) => j.queue))) {
     const queue = new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
     queue.on('error', () => undefined);
     queues.set(name, queue);
-    const connection = blockingConnection(config);
-    blocking.push(connection);
-    const ev = new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX });
+    const ev = new QueueEvents(name, { connection: connections.blocking(), prefix: config.QUEUE_PREFIX });
     ev.on('error', () => undefined);
     events.set(name, ev);
   }
@@ -158,7 +165,7 @@ export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX
     async close() {
       await Promise.all([...events.values()].map((e) => e.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));
-      [producer, ...blocking].forEach(releaseConnection);
+      connections.release();
     },
   };
 }
