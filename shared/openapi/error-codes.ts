@@ -225,7 +225,7 @@ export const ERRORS = {
     fieldCodes: {
       ...fieldCodes,
       invalid_vendor_reference:
-        "The reference does not have the vendor's shape (STRIPE: a PaymentMethod id, `pm_` and letters and digits, at most 255 characters); the vendor was not asked.",
+        "The reference does not have the vendor's shape (STRIPE: a PaymentMethod id, `pm_` and letters, digits and underscores, at most 255 characters); the vendor was not asked.",
       mutually_exclusive_field_required: 'Both `reference` and the deprecated `instruction_reference` were sent.',
       ledger_code_does_not_exist: '`ledger_code` was sent; this service knows no ledger codes.',
       account_already_has_active_instruction: 'Reported on `non_field_errors`.',

@@ -20,16 +20,18 @@ const choice = <T extends readonly [string, ...string[]]>(values: T) => z.string
 
 /**
  * What a vendor's reference must look like before anyone asks the vendor. A Stripe CARD reference is a
- * PaymentMethod id: `pm_` and alphanumerics (Stripe ids are at most 255 characters). Anything else
- * (a card number, a customer or a legacy card id) is refused without a vendor call, and its text is
- * never echoed back.
+ * PaymentMethod id: `pm_` then letters, digits and underscores (Stripe's test-mode ids such as
+ * `pm_card_visa` have them; ids are at most 255 characters). The reference becomes a segment of the
+ * vendor's URL, so nothing that could change the URL (`/`, `.`, `?`, `#`, `%`, whitespace) passes.
+ * Anything else (a card number, a customer or a legacy card id) is refused without a vendor call, and
+ * its text is never echoed back.
  */
 const REFERENCE_SHAPES: Record<Vendor, { pattern: RegExp; maxLength: number; detail: string }> = {
   STRIPE: {
-    pattern: /^pm_[A-Za-z0-9]+$/,
+    pattern: /^pm_[A-Za-z0-9_]+$/,
     maxLength: 255,
     detail:
-      'A STRIPE reference is a Stripe PaymentMethod id: "pm_" followed by letters and digits, at most 255 characters.',
+      'A STRIPE reference is a Stripe PaymentMethod id: "pm_" followed by letters, digits and underscores, at most 255 characters.',
   },
 };
 

@@ -77,14 +77,38 @@ describe('POST payment-instruction/create', () => {
     });
   });
 
+  it.each(['pm_card_visa', 'pm_card_chargeDeclined', 'pm_card_visa_debit', 'pm_card_mastercard_prepaid'])(
+    "accepts Stripe's test-mode PaymentMethod id %s and asks Stripe for exactly that id",
+    async (id) => {
+      const account = await importAccount(world.app, world.tenant);
+      world.fake.addCard({ id });
+
+      const res = await postInstruction(world, account, card(id));
+
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ platform_account_number: account.platformAccountNumber, reference: id });
+      expect(vendorCalls(world.fake, id).map((r) => [r.path, r.status])).toContainEqual([
+        `/v1/payment_methods/${id}`,
+        200,
+      ]);
+    },
+  );
+
   it.each([
     ["the contract's placeholder", 'THIS-IS-A-FAKE-REFERENCE', 'reference'],
     ['a card number', '4242424242424242', 'reference'],
     ['a card number behind the prefix', 'pm_4242 4242 4242 4242', 'reference'],
     ['a customer id', 'cus_9s6XKzkNRiz8i3', 'reference'],
     ['a legacy card id', 'card_1QxExample', 'reference'],
-    ['a Stripe test token with underscores', 'pm_card_visa', 'reference'],
     ['an over-long id', `pm_${'a'.repeat(253)}`, 'reference'],
+    ['a path that climbs out of the PaymentMethod', 'pm_card_visa/../../customers', 'reference'],
+    ['a dotted suffix', 'pm_card_visa.json', 'reference'],
+    ['a query string', 'pm_card_visa?expand[]=customer', 'reference'],
+    ['a fragment', 'pm_card_visa#top', 'reference'],
+    ['a percent-encoded slash', 'pm_card_visa%2F..%2Fcustomers', 'reference'],
+    ['a trailing newline', 'pm_card_visa\n', 'reference'],
+    ['a space inside', 'pm_card visa', 'reference'],
+    ['a hyphen', 'pm_card-visa', 'reference'],
     ['a card number in the deprecated alias', '4000056655665556', 'instruction_reference'],
   ])(
     'refuses %s with 400 invalid_vendor_reference, without asking Stripe or echoing it',
