@@ -25,6 +25,24 @@ export async function findRecordedStripeCustomer(db: DbClient, accountId: number
   return account?.stripeCustomerId ?? null;
 }
 
+/**
+ * Binds the Stripe customer to the organisation unless it is bound already; returns the organisation it
+ * is bound to. An uncommitted binding of a concurrent transaction makes the INSERT wait for it, so of two
+ * organisations racing for one customer exactly one is bound. The look-up is a statement of its own:
+ * under READ COMMITTED it sees the row the INSERT waited for (one statement's snapshot would not).
+ */
+export async function bindStripeCustomer(db: DbClient, customerId: string, organisationId: number): Promise<number> {
+  const inserted = await db.$executeRaw`
+    INSERT INTO stripe_customer_bindings (customer_id, organisation_id) VALUES (${customerId}, ${organisationId})
+    ON CONFLICT (customer_id) DO NOTHING`;
+  if (inserted === 1) return organisationId;
+  const bound = await db.stripeCustomerBinding.findUniqueOrThrow({
+    where: { customerId },
+    select: { organisationId: true },
+  });
+  return bound.organisationId;
+}
+
 /** The account's active instructions plus the one with this vendor and reference, active or not. */
 export async function findRelevantInstructions(
   db: DbClient,

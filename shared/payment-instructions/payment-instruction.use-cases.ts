@@ -8,6 +8,7 @@ import { parseOrThrow } from '../platform/validation';
 import { outcomeOf, type QueuedRequestOutcome } from '../requests/outcome';
 import type { QueuedRequests } from '../requests/queued-request';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
+import { bindCustomer, checkRecordedCustomer, recordedCustomerOf, type OwnershipPolicy } from './customer-ownership';
 import * as repo from './payment-instruction.repository';
 import {
   CreatePaymentInstructionRequest,
@@ -43,10 +44,14 @@ export interface Verified {
 /**
  * The worker's first half, outside any transaction: asks the vendor unless the account's stored
  * instructions already decide the answer. A vendor rejection throws a ValidationError (the stored 400);
- * a vendor fault throws a TransientError (BullMQ retries).
+ * a vendor fault throws a TransientError (BullMQ retries). Whose card it may be: customer-ownership.ts.
  */
 export async function verifyInstruction(
-  deps: { db: Database; verify: (instruction: CreatePaymentInstruction) => Promise<VendorDetails> },
+  deps: {
+    db: Database;
+    verify: (instruction: CreatePaymentInstruction) => Promise<VendorDetails>;
+    policy: OwnershipPolicy;
+  },
   accountId: number,
   instruction: CreatePaymentInstruction,
 ): Promise<Verified> {
@@ -57,40 +62,19 @@ export async function verifyInstruction(
     instruction.reference,
   );
   if (decide(stored, instruction) !== 'new') return { instruction };
+  const recorded = await recordedCustomerOf(deps.db.prisma, accountId, instruction, deps.policy);
   const details = await deps.verify(instruction);
-  await checkOwnership(deps.db.prisma, accountId, instruction, details);
+  checkRecordedCustomer(recorded, details);
   return { instruction, details };
-}
-
-/**
- * One Stripe account serves every tenant, so a valid PaymentMethod id may be another customer's card.
- * What can be checked is checked: when the platform recorded the account's Stripe customer, the
- * PaymentMethod must be attached to that customer. Without a recorded customer nothing here can tell.
- */
-async function checkOwnership(
-  db: DbClient,
-  accountId: number,
-  instruction: CreatePaymentInstruction,
-  details: VendorDetails,
-): Promise<void> {
-  if (instruction.vendor !== 'STRIPE') return;
-  const recorded = await repo.findRecordedStripeCustomer(db, accountId);
-  if (recorded !== null && details.customer !== recorded) {
-    // Neither customer id is named: the caller learns only that this card is not the account's.
-    throw ValidationError.single(
-      'reference',
-      'payment_method_customer_mismatch',
-      'The PaymentMethod is not attached to the Stripe customer recorded for this account.',
-    );
-  }
 }
 
 /** The worker's second half, in the transaction that stores the answer. */
 export async function recordInstruction(
   tx: DbClient,
-  accountId: number,
+  request: { accountId: number; organisationId: number },
   { instruction, details }: Verified,
 ): Promise<QueuedRequestOutcome> {
+  const { accountId } = request;
   const platformAccountNumber = await repo.lockAccount(tx, accountId);
   if (platformAccountNumber === undefined) return outcomeOf(accountNotFound());
   // Decided again under the lock: a concurrent request for this account may have committed meanwhile.
@@ -104,6 +88,8 @@ export async function recordInstruction(
         'instruction_changed',
         "The account's instructions changed. Retry the request as it is.",
       );
+    const refusal = await bindCustomer(tx, request.organisationId, instruction, details);
+    if (refusal) return outcomeOf(refusal);
     await repo.insertInstruction(tx, accountId, instruction, details);
   }
   const body: CreatedPaymentInstruction = {

@@ -75,7 +75,14 @@ export const ConfigSchema = z
     CHILD_SEMI_SPACE_MB: z.coerce.number().int().min(0).max(256).default(32),
     STRIPE_SECRET_KEY: z.string().default(STRIPE_NOT_CONFIGURED),
     STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
+    // Per vendor call; a call is cut shorter when the caller's RESULT_WAIT_MS is ending (vendor-wait.ts).
     VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+    // true: a STRIPE instruction needs the account's Stripe customer recorded (`stripe_customer`), else
+    // 400 stripe_customer_not_recorded. The setting for production (README "Payment instructions").
+    STRIPE_REQUIRE_RECORDED_CUSTOMER: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     // Requests per minute per organisation on /v1/data-import, and per client address on obtainToken.
     ORG_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120_000),
     TOKEN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(60),

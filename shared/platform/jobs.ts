@@ -51,8 +51,9 @@ export const JOBS = {
     name: 'create-payment-instruction',
     endpoint: 'payment-instruction/create',
     payload: paymentInstructionJobPayload,
-    // Vendor faults are retried inside the caller's wait (RESULT_WAIT_MS): 6 attempts back off
-    // 0.25 + 0.5 + 1 + 2 + 4 s ≈ 8 s before the request answers 500 "retry as-is".
+    // Vendor faults are retried inside the caller's wait (RESULT_WAIT_MS): up to 6 attempts backing off
+    // 0.25, 0.5, 1, 2, 4 s, fewer when the next one could not end within the wait (vendor-wait.ts); then
+    // the request answers 500 "retry as-is".
     options: { attempts: 6, backoff: { type: 'exponential', delay: 250 }, ...CLEAN_UP },
     exhausted: () => new TransientError('server_error', 'An unexpected error occurred. Retry the request as it is.'),
   }),

@@ -18,10 +18,10 @@ export function createStripeAdapter(config: VendorConfig): PaymentVendorAdapter 
   });
 
   return {
-    async fetchInstruction(reference) {
+    async fetchInstruction(reference, _type, timeoutMs) {
       let method: Stripe.PaymentMethod;
       try {
-        method = await stripe.paymentMethods.retrieve(reference);
+        method = await stripe.paymentMethods.retrieve(reference, {}, { timeout: timeoutMs });
       } catch (err) {
         throw classify(err);
       }

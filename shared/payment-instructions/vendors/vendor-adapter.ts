@@ -12,7 +12,8 @@ import type { InstructionType } from '../payment-instruction.schemas';
 export type VendorDetails = Record<string, string | number | boolean | null>;
 
 export interface PaymentVendorAdapter {
-  fetchInstruction(reference: string, type: InstructionType): Promise<VendorDetails>;
+  /** `timeoutMs`: this call's time-out, at most VENDOR_TIMEOUT_MS (shorter when the caller's wait is ending). */
+  fetchInstruction(reference: string, type: InstructionType, timeoutMs: number): Promise<VendorDetails>;
 }
 
 export type VendorConfig = Pick<Config, 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE' | 'VENDOR_TIMEOUT_MS'>;

@@ -24,18 +24,20 @@ function adapterFor(config: VendorConfig, vendor: Vendor): PaymentVendorAdapter 
 
 /**
  * Asks the vendor whether the instruction exists and is usable; returns the details to store. The
- * call takes one of the organisation's vendor-call slots, then goes through the vendor's breaker.
+ * call takes one of the organisation's vendor-call slots, then goes through the vendor's breaker, and
+ * gives up after `timeoutMs` (vendor-wait.ts).
  */
 export function verifyAtVendor(
   config: VendorConfig & Pick<Config, 'VENDOR_CALLS_PER_ORGANISATION'>,
   instruction: Pick<CreatePaymentInstruction, 'vendor' | 'type' | 'reference'>,
   organisationId: number,
+  timeoutMs: number,
 ): Promise<VendorDetails> {
   const adapter = adapterFor(config, instruction.vendor);
   return withinOrganisationShare(instruction.vendor, organisationId, config.VENDOR_CALLS_PER_ORGANISATION, () =>
     callVendor(
       instruction.vendor,
-      () => adapter.fetchInstruction(instruction.reference, instruction.type),
+      () => adapter.fetchInstruction(instruction.reference, instruction.type, timeoutMs),
       config.VENDOR_TIMEOUT_MS,
     ),
   );

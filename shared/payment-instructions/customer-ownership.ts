@@ -1,0 +1,72 @@
+// Whose card may become an account's STRIPE instruction. One Stripe account serves every tenant, so a
+// PaymentMethod id that exists may be another tenant's customer's card; three rules stand in the way:
+// - recorded customer: when the platform recorded the account's Stripe customer, the card must be
+//   attached to that customer;
+// - strict setting (STRIPE_REQUIRE_RECORDED_CUSTOMER): an account without a recorded customer takes no
+//   STRIPE instruction at all;
+// - binding: the first organisation whose instruction uses a customer's card binds that customer; a card
+//   of a customer bound to another organisation is refused.
+// No refusal names a customer or an organisation, and a binding refuses the same way whether its
+// organisation still exists or not (it is never looked up).
+import type { DbClient } from '../platform/db';
+import { ValidationError } from '../platform/errors';
+import * as repo from './payment-instruction.repository';
+import type { CreatePaymentInstruction } from './payment-instruction.schemas';
+import type { VendorDetails } from './vendors/vendor-adapter';
+
+export interface OwnershipPolicy {
+  requireRecordedCustomer: boolean;
+}
+
+/**
+ * Before the vendor is asked: the account's recorded Stripe customer (null when none is, or for
+ * another vendor). Under the strict setting an account without one is refused here, with no vendor call.
+ */
+export async function recordedCustomerOf(
+  db: DbClient,
+  accountId: number,
+  instruction: CreatePaymentInstruction,
+  policy: OwnershipPolicy,
+): Promise<string | null> {
+  if (instruction.vendor !== 'STRIPE') return null;
+  const recorded = await repo.findRecordedStripeCustomer(db, accountId);
+  if (recorded === null && policy.requireRecordedCustomer) {
+    throw ValidationError.single(
+      'non_field_errors',
+      'stripe_customer_not_recorded',
+      'No Stripe customer is recorded for this account, and this service takes STRIPE instructions only for accounts that have one.',
+    );
+  }
+  return recorded;
+}
+
+/** After the vendor answered: a recorded customer must be the card's. */
+export function checkRecordedCustomer(recorded: string | null, details: VendorDetails): void {
+  if (recorded !== null && details.customer !== recorded) {
+    throw ValidationError.single(
+      'reference',
+      'payment_method_customer_mismatch',
+      'The PaymentMethod is not attached to the Stripe customer recorded for this account.',
+    );
+  }
+}
+
+/**
+ * In the transaction that stores the instruction: binds the card's customer to the organisation, or
+ * returns the refusal when another organisation holds it.
+ */
+export async function bindCustomer(
+  tx: DbClient,
+  organisationId: number,
+  instruction: CreatePaymentInstruction,
+  details: VendorDetails,
+): Promise<ValidationError | undefined> {
+  if (instruction.vendor !== 'STRIPE' || typeof details.customer !== 'string') return undefined;
+  const boundTo = await repo.bindStripeCustomer(tx, details.customer, organisationId);
+  if (boundTo === organisationId) return undefined;
+  return ValidationError.single(
+    'reference',
+    'payment_method_customer_of_another_organisation',
+    'The PaymentMethod belongs to a Stripe customer whose cards another organisation uses.',
+  );
+}
