@@ -129,7 +129,8 @@ async function applyChunk(db: Database, items: Item[]): Promise<Counts> {
 async function applyItems(tx: DbClient, items: Item[]): Promise<Counts> {
   const sql = asSql(tx);
   const counts: Counts = { created: 0, updated: 0, unchanged: 0 };
-  // A key seen twice in a chunk, or a move of an open statement period, takes the one-account path in file order.
+  // A key seen twice in a chunk, a move of an open statement period or a change of recorded Stripe
+  // customer takes the one-account path in file order.
   const seen = new Set<string>();
   const first: Item[] = [];
   const one: Item[] = [];
@@ -198,10 +199,18 @@ function decide(
         'account_created_at',
       );
     }
-    return a.open_statement_from !== undefined && a.open_statement_from !== found.openFrom ? 'one' : 'unchanged';
+    // Moving the open period or recording another Stripe customer takes the one-account path.
+    const moves = a.open_statement_from !== undefined && a.open_statement_from !== found.openFrom;
+    const recordsCustomer = a.stripe_customer !== undefined && a.stripe_customer !== found.stripeCustomerId;
+    return moves || recordsCustomer ? 'one' : 'unchanged';
   }
   if (a.state === 'imported') return 'create';
-  for (const field of ['platform_account_number', 'account_created_at', 'open_statement_from'] as const) {
+  for (const field of [
+    'platform_account_number',
+    'account_created_at',
+    'open_statement_from',
+    'stripe_customer',
+  ] as const) {
     if (a[field] !== undefined)
       throw lineError(line, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`, field);
   }
@@ -238,6 +247,7 @@ async function createAccounts(tx: DbClient, create: Item[], ids: Map<string, num
         platformAccountNumber: a.platform_account_number ?? generated.pop()!,
         createdAt: createdAt.toISOString(),
         openFrom: a.open_statement_from ?? createdAt.toISOString().slice(0, 10),
+        stripeCustomerId: a.stripe_customer ?? null,
       };
     }),
   );

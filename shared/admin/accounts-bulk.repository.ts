@@ -12,6 +12,7 @@ export interface ExistingAccount {
   createdAt: Date | null;
   /** YYYY-MM-DD start of the open statement period. */
   openFrom: string | null;
+  stripeCustomerId: string | null;
 }
 
 export const accountKey = (supplier: string, external: string) => JSON.stringify([supplier, external]);
@@ -30,9 +31,11 @@ export async function lockExistingAccounts(
     platform_account_number: string | null;
     created_at: Date | null;
     open_from: string | null;
+    stripe_customer_id: string | null;
   }>(
     `SELECT p.supplier_code AS s, p.external_account_number AS e, p.id AS process_id, p.state::text AS state,
-            a.id AS account_id, a.platform_account_number, a.created_at, sp.starts_on::text AS open_from
+            a.id AS account_id, a.platform_account_number, a.created_at, sp.starts_on::text AS open_from,
+            a.stripe_customer_id
        FROM jsonb_to_recordset($1::jsonb) AS r(s text, e text)
        JOIN account_import_processes p ON p.supplier_code = r.s AND p.external_account_number = r.e
        LEFT JOIN accounts a ON a.process_id = p.id
@@ -51,6 +54,7 @@ export async function lockExistingAccounts(
         platformAccountNumber: r.platform_account_number,
         createdAt: r.created_at === null ? null : new Date(r.created_at),
         openFrom: r.open_from,
+        stripeCustomerId: r.stripe_customer_id,
       },
     ]),
   );
@@ -86,13 +90,20 @@ export async function takenPlatformAccountNumbers(db: Sql, numbers: string[]): P
 /** Creates the accounts and each one's open statement period in two statements. */
 export async function insertAccounts(
   db: Sql,
-  rows: { processId: number; platformAccountNumber: string; createdAt: string; openFrom: string }[],
+  rows: {
+    processId: number;
+    platformAccountNumber: string;
+    createdAt: string;
+    openFrom: string;
+    stripeCustomerId: string | null;
+  }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(process_id int, n text, created_at timestamptz, open_from date)),
-          a AS (INSERT INTO accounts (process_id, platform_account_number, created_at)
-                SELECT process_id, n, created_at FROM r RETURNING id, process_id)
+    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb)
+                  AS r(process_id int, n text, created_at timestamptz, open_from date, stripe_customer_id text)),
+          a AS (INSERT INTO accounts (process_id, platform_account_number, created_at, stripe_customer_id)
+                SELECT process_id, n, created_at, stripe_customer_id FROM r RETURNING id, process_id)
      INSERT INTO statement_periods (account_id, starts_on, is_open)
      SELECT a.id, r.open_from, true FROM a JOIN r ON r.process_id = a.process_id`,
     [
@@ -102,6 +113,7 @@ export async function insertAccounts(
           n: r.platformAccountNumber,
           created_at: r.createdAt,
           open_from: r.openFrom,
+          stripe_customer_id: r.stripeCustomerId,
         })),
       ),
     ],

@@ -157,6 +157,12 @@ describe('admin apply of NDJSON and CSV account files', () => {
       'line 1.open_statement_from',
       'only_for_imported_accounts',
     ],
+    [
+      'a Stripe customer on a staged account',
+      (code) => [{ import_supplier: code, external_account_number: 'S', state: 'staged', stripe_customer: 'cus_S1' }],
+      'line 1.stripe_customer',
+      'only_for_imported_accounts',
+    ],
   ])('refuses %s naming the line, and commits nothing of its chunk', async (_label, records, attr, code) => {
     const sup = await supplier();
     const error = await applyAccountFile(t.db, await file('e.ndjson', ndjson(records(sup))), 'ndjson').catch(
@@ -165,6 +171,47 @@ describe('admin apply of NDJSON and CSV account files', () => {
     expect((error as ValidationError).errors).toContainEqual({ attr, code, detail: expect.any(String) });
     expect(await states(sup)).toEqual({});
   });
+
+  it.each(['ndjson', 'csv'] as const)(
+    'records stripe_customer from %s as the JSON format does, on creation and when a later file changes it',
+    async (format) => {
+      const viaJson = await supplier();
+      const viaFile = await supplier();
+      const rounds: { e: string; customer?: string }[][] = [
+        [{ e: 'A', customer: 'cus_A1' }, { e: 'B' }, { e: 'C', customer: 'cus_C1' }],
+        // A corrected, B recorded later, C's line without one leaves it as it is.
+        [{ e: 'A', customer: 'cus_A2' }, { e: 'B', customer: 'cus_B1' }, { e: 'C' }],
+      ];
+      const recorded = async (code: string) =>
+        Object.fromEntries(
+          (
+            await t.db.prisma.account.findMany({
+              where: { process: { supplierCode: code } },
+              select: { stripeCustomerId: true, process: { select: { externalAccountNumber: true } } },
+            })
+          ).map((a) => [a.process.externalAccountNumber, a.stripeCustomerId]),
+        );
+      for (const round of rounds) {
+        const record = (code: string, r: (typeof round)[number]) => ({
+          import_supplier: code,
+          external_account_number: r.e,
+          state: 'imported' as const,
+          ...(r.customer ? { stripe_customer: r.customer } : {}),
+        });
+        await applyFile(t.db, { accounts: round.map((r) => record(viaJson, r)) });
+        const lines =
+          format === 'ndjson'
+            ? ndjson(round.map((r) => record(viaFile, r)))
+            : [
+                'import_supplier,external_account_number,state,stripe_customer',
+                ...round.map((r) => `${viaFile},${r.e},imported,${r.customer ?? ''}`),
+              ];
+        await applyAccountFile(t.db, await file(`s.${format}`, lines), format);
+        expect(await recorded(viaFile)).toEqual(await recorded(viaJson));
+      }
+      expect(await recorded(viaFile)).toEqual({ A: 'cus_A2', B: 'cus_B1', C: 'cus_C1' });
+    },
+  );
 
   it('gives every account the state of the account command, refusing a line that says another', async () => {
     const code = await supplier();
