@@ -51,8 +51,10 @@ describe('payment instructions and the shared vendor account', () => {
   }
 
   it("refuses a PaymentMethod of another customer than the account's recorded one, naming neither", async () => {
-    const account = await accountOfCustomer('cus_Owner123');
-    const foreign = world.fake.addCard({ customer: 'cus_Someone456' });
+    // Customers unique to the run: a customer stays bound to the first organisation using it.
+    const owner = `cus_Owner${uniqueSuffix()}`;
+    const account = await accountOfCustomer(owner);
+    const foreign = world.fake.addCard({ customer: `cus_Someone${uniqueSuffix()}` });
 
     const res = await postInstruction(world, account, card(foreign.id));
 
@@ -63,14 +65,15 @@ describe('payment instructions and the shared vendor account', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/cus_/);
     expect(await storedInstructions(world.app, account.id)).toEqual([]);
 
-    const own = world.fake.addCard({ customer: 'cus_Owner123' });
+    const own = world.fake.addCard({ customer: owner });
     expect((await postInstruction(world, account, card(own.id))).status).toBe(201);
   });
 
   it('accepts a PaymentMethod of any customer when the account has none recorded', async () => {
     const account = await importAccount(world.app, world.tenant);
     expect(
-      (await postInstruction(world, account, card(world.fake.addCard({ customer: 'cus_Anyone789' }).id))).status,
+      (await postInstruction(world, account, card(world.fake.addCard({ customer: `cus_Anyone${uniqueSuffix()}` }).id)))
+        .status,
     ).toBe(201);
   });
 
