@@ -210,6 +210,10 @@ export const ERRORS = {
           payment_method_card_expired: 'The card has expired.',
           payment_method_customer_mismatch:
             'The PaymentMethod is attached to another Stripe customer than the one recorded for the account.',
+          payment_method_customer_of_another_organisation:
+            "The PaymentMethod's Stripe customer is bound to another organisation (the first whose instruction used it).",
+          stripe_customer_not_recorded:
+            'The service requires a recorded Stripe customer (STRIPE_REQUIRE_RECORDED_CUSTOMER) and the account has none.',
         },
         500: {
           vendor_unavailable:
@@ -235,6 +239,8 @@ export const ERRORS = {
       payment_method_not_attached: 'Reported on `reference`.',
       payment_method_card_expired: 'Reported on `reference`.',
       payment_method_customer_mismatch: 'Reported on `reference`.',
+      payment_method_customer_of_another_organisation: 'Reported on `reference`.',
+      stripe_customer_not_recorded: 'Reported on `non_field_errors`.',
     },
   },
   requestAnswer: {

@@ -59,6 +59,8 @@ export const STABLE_CODES = new Set([
   'payment_method_card_expired',
   'invalid_vendor_reference',
   'payment_method_customer_mismatch',
+  'payment_method_customer_of_another_organisation',
+  'stripe_customer_not_recorded',
 ]);
 
 /** attrs that name no body field, documented as such (spec "Validation error object"; the header; query options). */

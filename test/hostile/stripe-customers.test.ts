@@ -9,6 +9,7 @@ import path from 'node:path';
 import { applyAccountFile } from '../../shared/admin/account-file.use-case';
 import { bindStripeCustomer } from '../../shared/payment-instructions/payment-instruction.repository';
 import { resetVendorBreakers } from '../../shared/payment-instructions/vendors/vendor-breakers';
+import { loadConfig } from '../../shared/platform/config';
 import { createTenant, type Tenant } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 import {
@@ -142,6 +143,12 @@ describe('STRIPE_REQUIRE_RECORDED_CUSTOMER=true', () => {
     await world.close();
     await rm(dir, { recursive: true, force: true });
     resetVendorBreakers();
+  });
+
+  it('is off unless set to exactly true or false', () => {
+    expect(loadConfig({}).STRIPE_REQUIRE_RECORDED_CUSTOMER).toBe(false);
+    expect(loadConfig({ STRIPE_REQUIRE_RECORDED_CUSTOMER: 'true' }).STRIPE_REQUIRE_RECORDED_CUSTOMER).toBe(true);
+    expect(() => loadConfig({ STRIPE_REQUIRE_RECORDED_CUSTOMER: 'yes' })).toThrow(/STRIPE_REQUIRE_RECORDED_CUSTOMER/);
   });
 
   it('refuses a STRIPE instruction on an account without a recorded customer, without asking Stripe', async () => {
