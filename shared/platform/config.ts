@@ -176,10 +176,16 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Which process reads the configuration. Only the API signs (access tokens, staff cookies): a worker
+ * runs without the signing secrets, so a deployment need not hand them to it.
+ */
+export type ProcessRole = 'api' | 'worker';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'api'): Config {
   const parsed = ConfigSchema.safeParse(env);
   const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-  lines.push(...secretProblems(env).map((problem) => `  ${problem}`));
+  if (role === 'api') lines.push(...secretProblems(env).map((problem) => `  ${problem}`));
   if (!parsed.success || lines.length > 0) throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
 }
