@@ -1,58 +1,77 @@
-// What every streamed response (process lists, staff CSV downloads, any later stream) shares: its own
-// bounded concurrency, and a watchdog that ends it when its client stops reading.
+// What every streamed response (process lists, reconciliation, staff CSV downloads, any later stream)
+// shares: bounded concurrency of its own, and a watchdog that ends it when its client reads too slowly.
 //
-// To stream from a route: put `holdStreamSlot(streams, ownerOf)` before the handler (the slot is held
-// until the response closes), open the cursor with `statementTimeoutMs: config.LIST_STATEMENT_TIMEOUT_MS`,
-// and call `watchWriteProgress(res, config.STREAM_IDLE_TIMEOUT_MS)` once headers are set.
+// To stream from a route: put `holdStreamSlot(streams.organisations, ownerOf)` (or `streams.staff`)
+// before the handler (the slot is held until the response closes), open the cursor with
+// `statementTimeoutMs: config.LIST_STATEMENT_TIMEOUT_MS`, and call `watchDeliveryRate(res, config)` once
+// headers are set.
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../shared/platform/config';
+import { streamShares, type PoolShare } from '../shared/platform/stream-shares';
 import { ConcurrencySlots, holdSlot } from './load-shedding';
 
-export type StreamSlots = ConcurrencySlots;
+/**
+ * Two pools per process: organisations' streams, and staff downloads apart from them, so tenants that
+ * stall every organisation slot still leave support staff a download (and the reverse).
+ */
+export interface StreamSlots {
+  organisations: ConcurrencySlots;
+  staff: ConcurrencySlots;
+}
 
-/** Connections of the pool that streams may never take: short requests (status, writes) always find one. */
-const POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS = 2;
-
-/** One per process: lists and CSV downloads draw from the same slots because they hold the same pool. */
+/** One per process: the API's listener and the staff listener draw from the same pools. */
 export function createStreamSlots(config: Config): StreamSlots {
-  return new ConcurrencySlots('streamed downloads', {
-    // A configured value that would let streams hold the whole pool is lowered, whatever was set.
-    perProcess: Math.max(
-      1,
-      Math.min(config.LIST_STREAMS_PER_PROCESS, config.DB_POOL_SIZE - POOL_CONNECTIONS_KEPT_FOR_SHORT_REQUESTS),
-    ),
-    perOrganisation: config.LIST_STREAMS_PER_ORGANISATION,
-    retryAfterSeconds: config.LOAD_SHED_RETRY_AFTER_SECONDS,
-  });
+  const retryAfterSeconds = config.LOAD_SHED_RETRY_AFTER_SECONDS;
+  const shares = streamShares(config);
+  const slots = (what: string, share: PoolShare) =>
+    new ConcurrencySlots(what, { perProcess: share.perProcess, perOrganisation: share.perOwner, retryAfterSeconds });
+  return {
+    organisations: slots('streamed downloads', shares.organisations),
+    staff: slots('staff downloads', shares.staff),
+  };
 }
 
-/** Middleware holding a stream slot for `ownerOf(req)` (an organisation, or a staff user) until the response closes. */
-export function holdStreamSlot(streams: StreamSlots, ownerOf: (req: Request) => string): RequestHandler {
-  return holdSlot(streams, ownerOf);
+/** Middleware holding a slot of `pool` for `ownerOf(req)` (an organisation, or a staff user) until the response closes. */
+export function holdStreamSlot(pool: ConcurrencySlots, ownerOf: (req: Request) => string): RequestHandler {
+  return holdSlot(pool, ownerOf);
 }
+
+export type DeliveryLimits = Pick<Config, 'STREAM_IDLE_TIMEOUT_MS' | 'STREAM_MIN_BYTES_PER_INTERVAL'>;
 
 /**
  * Ends `res` (destroying its socket, which fails the pipeline and frees the cursor's connection) when
- * no byte has left for the socket for `idleMs`. Progress is the socket's byte count: once the client
- * stops reading, the kernel and Node buffers fill, backpressure stops the pipeline, and it stops growing.
+ * its client takes fewer than STREAM_MIN_BYTES_PER_INTERVAL bytes per STREAM_IDLE_TIMEOUT_MS: a reader
+ * that trickles a few bytes now and then keeps no slot longer than one that reads nothing.
+ *
+ * Delivered bytes are those whose writes completed (handed to the kernel): `bytesWritten` counts bytes
+ * still queued in the socket too, so its queue (`writableLength`) is taken off. Only time the socket
+ * has bytes queued — the client, not the cursor, holds the stream back — counts towards an interval:
+ * while the server has nothing to send (a slow query) the statement time-out is the bound instead.
  */
-export function watchWriteProgress(res: Response, idleMs: number): void {
+export function watchDeliveryRate(res: Response, limits: DeliveryLimits): void {
   const socket = res.socket;
   if (!socket) return;
-  let lastBytes = socket.bytesWritten;
-  let lastProgress = Date.now();
-  const timer = setInterval(
-    () => {
-      if (socket.bytesWritten !== lastBytes) {
-        lastBytes = socket.bytesWritten;
-        lastProgress = Date.now();
-      } else if (Date.now() - lastProgress >= idleMs) {
-        clearInterval(timer);
-        res.destroy(new Error(`no write progress for ${idleMs} ms`));
-      }
-    },
-    Math.max(50, Math.min(1_000, idleMs / 4)),
-  );
+  const intervalMs = limits.STREAM_IDLE_TIMEOUT_MS;
+  const minBytes = limits.STREAM_MIN_BYTES_PER_INTERVAL;
+  const delivered = () => (socket.bytesWritten ?? 0) - socket.writableLength;
+  const tickMs = Math.max(50, Math.min(1_000, intervalMs / 4));
+  let windowStart = delivered();
+  let waitedMs = 0;
+  let lastTick = Date.now();
+  const timer = setInterval(() => {
+    const now = Date.now();
+    if (socket.writableLength > 0) waitedMs += now - lastTick;
+    lastTick = now;
+    if (waitedMs < intervalMs) return;
+    const got = delivered() - windowStart;
+    if (got < minBytes) {
+      clearInterval(timer);
+      res.destroy(new Error(`client took ${got} bytes in ${intervalMs} ms, under ${minBytes}`));
+      return;
+    }
+    windowStart = delivered();
+    waitedMs = 0;
+  }, tickMs);
   timer.unref();
   res.once('close', () => clearInterval(timer));
 }

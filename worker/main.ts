@@ -8,7 +8,11 @@ import { startMetricsServer } from './metrics-server';
 import { startWorkers } from './worker';
 
 async function main(): Promise<void> {
-  const { config, db, logger } = await boot('worker', { migrate: !cluster.isWorker, poolSize: workerPoolSize });
+  const { config, db, logger } = await boot('worker', {
+    migrate: !cluster.isWorker,
+    role: 'worker',
+    poolSize: workerPoolSize,
+  });
   const workers = await startWorkers({ config, db, logger });
   const metricsServer =
     config.WORKER_METRICS_PORT === undefined

@@ -7,7 +7,7 @@ import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
-import { holdStreamSlot, watchWriteProgress, type StreamSlots } from '../streaming';
+import { holdStreamSlot, watchDeliveryRate, type StreamSlots } from '../streaming';
 
 const LISTS: Record<string, ProcessListFilter> = {
   'all-account-import-processes': 'all',
@@ -32,7 +32,7 @@ export function accountRoutes({ db, logger, config, streams }: AccountRouteDeps)
   });
 
   for (const [path, filter] of Object.entries(LISTS)) {
-    router.get(`/${path}/:supplier/`, holdStreamSlot(streams, organisationOf));
+    router.get(`/${path}/:supplier/`, holdStreamSlot(streams.organisations, organisationOf));
     router.get(`/${path}/:supplier/`, async (req, res) => {
       const { organisationId } = callerOf(req);
       const list = await openProcessList(
@@ -42,7 +42,7 @@ export function accountRoutes({ db, logger, config, streams }: AccountRouteDeps)
         filter,
         config.LIST_STATEMENT_TIMEOUT_MS,
       );
-      watchWriteProgress(res, config.STREAM_IDLE_TIMEOUT_MS);
+      watchDeliveryRate(res, config);
       streamJsonArray(res, list.stream, list.release, logger);
     });
   }

@@ -11,7 +11,7 @@ import {
 import type { ReconciliationDbRow } from '../../shared/reconciliation/reconciliation.repository';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
-import { holdStreamSlot, watchWriteProgress } from '../streaming';
+import { holdStreamSlot, watchDeliveryRate } from '../streaming';
 import type { AccountRouteDeps } from './accounts.routes';
 
 /** Like the process lists, the stream holds a pooled connection: it takes a stream slot and is watched. */
@@ -21,13 +21,13 @@ export function reconciliationRoutes({ db, logger, config, streams }: AccountRou
 
   router.get(
     path,
-    holdStreamSlot(streams, (req) => `org:${callerOf(req).organisationId}`),
+    holdStreamSlot(streams.organisations, (req) => `org:${callerOf(req).organisationId}`),
   );
   router.get(path, async (req, res) => {
     const { organisationId } = callerOf(req);
     const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';
     const list = await openReconciliation(db, organisationId, req.params.supplier, config.LIST_STATEMENT_TIMEOUT_MS);
-    watchWriteProgress(res, config.STREAM_IDLE_TIMEOUT_MS);
+    watchDeliveryRate(res, config);
     streamRows(res, csv, list.stream, list.release, logger);
   });
 

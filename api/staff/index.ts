@@ -21,7 +21,7 @@ import type { StreamSlots } from '../streaming';
 /** What the staff pages need of AppDeps (api/app-deps.ts); AppDeps itself fits. */
 export interface StaffDeps {
   config: Config;
-  /** The API's stream slots: CSV downloads hold database connections as the process lists do. */
+  /** The process's stream slots: CSV downloads take the staff pool (they hold database connections as lists do). */
   streams: StreamSlots;
   db: Database;
   logger: Logger;

@@ -14,7 +14,7 @@ import {
   openAccountsCsv,
   supplierOverview,
 } from '../../shared/staff/support.use-cases';
-import { holdStreamSlot, watchWriteProgress, type StreamSlots } from '../streaming';
+import { holdStreamSlot, watchDeliveryRate, type StreamSlots } from '../streaming';
 import { csrfToken } from './csrf';
 import { staffOf } from './session';
 import { accountPage, accountsListPage, supplierPage, suppliersPage } from './views/support.views';
@@ -45,15 +45,15 @@ export function supportRoutes(deps: { db: Database; logger: Logger; config: Conf
       .send(accountPage(ctx(req), result));
   });
 
-  // A download holds a database connection throughout: staff users share the API's stream slots, each
-  // user counting as one owner.
+  // A download holds a database connection throughout: staff downloads have a pool of stream slots of
+  // their own (tenants that stall theirs cannot take it), each user counting as one owner.
   const staffUser = (req: Parameters<typeof staffOf>[0]) => `staff:${staffOf(req).username}`;
-  router.get('/support/suppliers/:code/accounts.csv', holdStreamSlot(deps.streams, staffUser));
+  router.get('/support/suppliers/:code/accounts.csv', holdStreamSlot(deps.streams.staff, staffUser));
   router.get('/support/suppliers/:code/accounts.csv', async (req, res) => {
     const csv = await openAccountsCsv(db, req.params.code, req.query, deps.config.LIST_STATEMENT_TIMEOUT_MS);
     const filename = `${req.params.code}-${csv.list}-accounts.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
     res.attachment(filename);
-    watchWriteProgress(res, deps.config.STREAM_IDLE_TIMEOUT_MS);
+    watchDeliveryRate(res, deps.config);
     streamCsv(res, csv.stream, csv.release, deps.logger);
   });
 

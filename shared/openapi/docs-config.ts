@@ -1,4 +1,5 @@
 import type { Config } from '../platform/config';
+import type { StreamShareConfig } from '../platform/stream-shares';
 
 /** The limits the document states, as configured for the process serving it. */
 export type DocsConfig = Pick<
@@ -10,6 +11,6 @@ export type DocsConfig = Pick<
   | 'TOKEN_RATE_LIMIT_PER_MINUTE'
   | 'TOKEN_TTL_SECONDS'
   | 'REFRESH_TOKEN_TTL_SECONDS'
-  | 'LIST_STREAMS_PER_ORGANISATION'
   | 'QUEUED_REQUESTS_PER_ORGANISATION'
->;
+> &
+  StreamShareConfig;

@@ -9,6 +9,7 @@ import {
   describeTransactionSchemas,
 } from './component-schemas';
 import type { DocsConfig } from './docs-config';
+import { streamShares } from '../platform/stream-shares';
 import { GLOBAL_ERRORS } from './error-codes';
 import { registerPostImportPaths } from './post-import.paths';
 import { registerProgressPaths } from './progress.paths';
@@ -37,7 +38,7 @@ function describeApi(config: DocsConfig): string {
       "suppliers its organisation may use; another organisation's accounts answer exactly as missing ones do.",
     `**Limits.** Bodies up to ${mib} MiB of JSON; up to ${config.MAX_ITEMS_PER_REQUEST} items per request; ` +
       `${config.ORG_RATE_LIMIT_PER_MINUTE} requests per minute per organisation on /v1/data-import/ (429 \`rate_limited\` with \`Retry-After\`). ` +
-      `At most ${config.LIST_STREAMS_PER_ORGANISATION} list downloads and ${config.QUEUED_REQUESTS_PER_ORGANISATION} queued writes ` +
+      `At most ${streamShares(config).organisations.perOwner} list downloads and ${config.QUEUED_REQUESTS_PER_ORGANISATION} queued writes ` +
       'at a time per organisation per server (429 `too_many_concurrent_requests`; a full server answers 503 `server_busy`, ' +
       'no free database connection 503 `database_busy`; all with `Retry-After`: retry as it is).',
     '**Errors.** Every error body has a stable `code`; `detail` is for humans and may change. Validation failures answer 400 ' +

@@ -129,17 +129,28 @@ export const ConfigSchema = z
     // Failed staff sign-ins per client address per minute, and per user name per hour (a guesser spread
     // over many addresses still meets the second).
     STAFF_LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
-    // Load shedding (README "Load shedding"). Streamed lists and CSV downloads each hold a database
-    // connection for their whole run: per process they get fewer slots than the pool has connections,
-    // so short requests always find one, and one organisation (or staff user) gets only a few of them.
+    // Load shedding (README "Load shedding"). Streamed lists, reconciliations and staff CSV downloads
+    // each hold a database connection for their whole run. Organisations' streams and staff downloads
+    // have a pool each; together they get fewer slots than the database pool has connections, so short
+    // requests always find one.
     LIST_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(6),
-    // Three: a migration script may fetch the all, pending and imported lists at once.
-    LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().default(3),
+    // One organisation's share of those; whatever is set, it is lowered to ⌊(slots − 1) / 4⌋ (at least 1)
+    // so that no two organisations hold half of them (api/streaming.ts). Unset: that share.
+    LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().optional(),
+    // Staff CSV downloads at once per process, apart from the organisations' slots.
+    STAFF_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(2),
     // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
     // accounts takes ~6 s.
     LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
-    // A streamed response whose client has read nothing for this long is ended and its connection freed.
+    // A streamed response whose client takes fewer than STREAM_MIN_BYTES_PER_INTERVAL bytes in an
+    // interval of STREAM_IDLE_TIMEOUT_MS (counted while the response waits on the client) is ended and
+    // its connection freed: 64 KiB per 30 s is about 2 KiB/s.
     STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    STREAM_MIN_BYTES_PER_INTERVAL: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(64 * 1024),
     // How long a request waits for a pooled database connection before 503 database_busy.
     DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
     // Queued writes (transactions, payment instructions) waiting for their answer at once.
@@ -172,10 +183,16 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Which process reads the configuration. Only the API signs (access tokens, staff cookies): a worker
+ * runs without the signing secrets, so a deployment need not hand them to it.
+ */
+export type ProcessRole = 'api' | 'worker';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: ProcessRole = 'api'): Config {
   const parsed = ConfigSchema.safeParse(env);
   const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-  lines.push(...secretProblems(env).map((problem) => `  ${problem}`));
+  if (role === 'api') lines.push(...secretProblems(env).map((problem) => `  ${problem}`));
   if (!parsed.success || lines.length > 0) throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
 }

@@ -1,6 +1,6 @@
 // Process lifecycle shared by the entry points: boot checks, then SIGTERM/SIGINT → graceful stop.
 import { migrate } from '../../prisma/migrate';
-import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config } from './config';
+import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type ProcessRole } from './config';
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
 import { checkPostgres, checkRedis } from './preflight';
@@ -11,11 +11,18 @@ export interface Booted {
   logger: Logger;
 }
 
-/** Parses config, checks PostgreSQL and Redis answer, applies migrations. Exits with one clear line if not. */
-export async function prepare(name: string, opts: { migrate: boolean }): Promise<Omit<Booted, 'db'>> {
+/**
+ * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer,
+ * applies migrations. Exits with one clear line if not.
+ */
+export async function prepare(
+  name: string,
+  opts: { migrate: boolean; role?: ProcessRole },
+): Promise<Omit<Booted, 'db'>> {
+  const role = opts.role ?? 'api';
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, role);
     await checkPostgres(config.DATABASE_URL);
     await checkRedis(config);
     if (opts.migrate) await migrate(config.DATABASE_URL);
@@ -24,7 +31,8 @@ export async function prepare(name: string, opts: { migrate: boolean }): Promise
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL, name);
-  if (usesDevTokenSecret(config)) logger.warn('TOKEN_SECRET is the development default: set your own before real use');
+  if (role === 'api' && usesDevTokenSecret(config))
+    logger.warn('TOKEN_SECRET is the development default: set your own before real use');
   for (const vendor of unconfiguredVendors(config)) {
     logger.warn(
       { vendor },
@@ -37,7 +45,7 @@ export async function prepare(name: string, opts: { migrate: boolean }): Promise
 /** prepare(), then the process's database pool. */
 export async function boot(
   name: string,
-  opts: { migrate: boolean; poolSize?: (config: Config) => number },
+  opts: { migrate: boolean; role?: ProcessRole; poolSize?: (config: Config) => number },
 ): Promise<Booted> {
   const { config, logger } = await prepare(name, opts);
   const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;

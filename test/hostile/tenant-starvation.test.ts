@@ -1,42 +1,17 @@
 // One organisation whose client opens list downloads and never reads them must not take the database
 // pool from another organisation: streamed lists hold bounded slots, a stalled one is ended (watchdog,
 // statement time-out), and a request that finds no free connection is answered 503, never left hanging.
-import { connect, type Socket } from 'node:net';
 import { createStreamSlots, type StreamSlots } from '../../api/streaming';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { seedProcesses, stalledDownload as stalledAt, type StalledDownload } from '../helpers/stream-clients';
 import { until } from '../helpers/until';
 
 /** Enough rows (~12 MB of JSON) that a client that stops reading fills every buffer on the way. */
 const LIST_ROWS = 100_000;
 
-async function seedProcesses(app: TestApp, supplier: string, rows: number): Promise<void> {
-  await app.db.pool.query(
-    `INSERT INTO account_import_processes (supplier_code, external_account_number, state)
-     SELECT $1, 'EXT-' || lpad(n::text, 7, '0'), 'STAGED' FROM generate_series(1, $2::int) AS n`,
-    [supplier, rows],
-  );
-}
-
-interface StalledDownload {
-  socket: Socket;
-  /** The status line's code, once the first bytes arrived. */
-  status: Promise<number>;
-}
-
 /** A GET whose client reads the first chunk (to learn the status) and then never reads again. */
-function stalledDownload(app: TestApp, tenant: Tenant, path: string): StalledDownload {
-  const socket = connect(app.api.port, '127.0.0.1');
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${tenant.token}\r\n\r\n`);
-  const status = new Promise<number>((resolve, reject) => {
-    socket.once('data', (chunk: Buffer) => {
-      socket.pause();
-      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? 0));
-    });
-    socket.once('error', reject);
-  });
-  socket.on('error', () => undefined);
-  return { socket, status };
-}
+const stalledDownload = (app: TestApp, tenant: Tenant, path: string): StalledDownload =>
+  stalledAt(app.api.port, path, `Authorization: Token ${tenant.token}\r\n`);
 
 const listPath = (tenant: Tenant) => `/v1/data-import/pending-account-import-processes/${tenant.supplier}/`;
 
@@ -85,10 +60,10 @@ describe('stalled list downloads of one organisation', () => {
 
     expect(res.status).toBe(200);
     expect(elapsed).toBeLessThan(2_000 + 20 * baselineMs);
-    const perOrganisation = app.config.LIST_STREAMS_PER_ORGANISATION;
+    const perOrganisation = streams.organisations.limits.perOrganisation;
     expect(statuses.filter((s) => s === 200)).toHaveLength(perOrganisation);
     expect(statuses.filter((s) => s === 429)).toHaveLength(16 - perOrganisation);
-    expect(streams.held(`org:${await orgId(app, hog)}`)).toBe(perOrganisation);
+    expect(streams.organisations.held(`org:${await orgId(app, hog)}`)).toBe(perOrganisation);
 
     const refused = await request(app.baseUrl, 'GET', listPath(hog), { token: hog.token });
     expect([refused.status, refused.body.code, refused.headers.get('retry-after')]).toEqual([
@@ -126,7 +101,7 @@ describe('a list download whose client stops reading', () => {
   };
 
   it.each([
-    ['the write-progress watchdog', { STREAM_IDLE_TIMEOUT_MS: '1000', LIST_STATEMENT_TIMEOUT_MS: '600000' }],
+    ['the delivery-rate watchdog', { STREAM_IDLE_TIMEOUT_MS: '1000', LIST_STATEMENT_TIMEOUT_MS: '600000' }],
     ["the cursor's time-out", { STREAM_IDLE_TIMEOUT_MS: '600000', LIST_STATEMENT_TIMEOUT_MS: '1500' }],
   ])(
     'is ended by %s, freeing its slot and its connection',
@@ -135,13 +110,13 @@ describe('a list download whose client stops reading', () => {
       try {
         const download = stalledDownload(app, tenant, listPath(tenant));
         expect(await download.status).toBe(200);
-        expect(streams.held()).toBe(1);
+        expect(streams.organisations.held()).toBe(1);
 
         // The slot is released when the server closes the response; the paused client cannot see the close
         // until it reads, so the server side is what is watched.
         await until(
           'stalled download ended and its slot released',
-          () => (streams.held() === 0 ? true : undefined),
+          () => (streams.organisations.held() === 0 ? true : undefined),
           15_000,
         );
         await until(

@@ -2,15 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../shared/platform/config';
+import { loadConfig, type ProcessRole } from '../../shared/platform/config';
 import { estimateEntropyBits, PUBLISHED_SECRETS, secretProblem } from '../../shared/platform/secret-policy';
 
 const ROOT = path.join(__dirname, '../..');
 const strong = () => randomBytes(48).toString('base64');
 
-function configError(env: Record<string, string>): string {
+function configError(env: Record<string, string>, role?: ProcessRole): string {
   try {
-    loadConfig(env);
+    loadConfig(env, role);
   } catch (err) {
     return (err as Error).message;
   }
@@ -30,6 +30,14 @@ describe('signing secrets outside development', () => {
     expect(message).toMatch(/TOKEN_SECRET is required outside development: make one with `openssl rand -base64 48`/);
     expect(message).toMatch(/SESSION_SECRET is required/);
     expect(configError({ NODE_ENV: 'production', TOKEN_SECRET: strong() })).not.toMatch(/TOKEN_SECRET/);
+  });
+
+  it('requires them of the API only: a worker, which signs nothing, starts in production without them', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }, 'worker').NODE_ENV).toBe('production');
+    expect(configError({ NODE_ENV: 'production' })).toMatch(/TOKEN_SECRET is required/);
+    expect(configError({ NODE_ENV: 'production' }, 'api')).toMatch(/SESSION_SECRET is required/);
+    // Everything else is still checked for a worker.
+    expect(() => loadConfig({ NODE_ENV: 'production', DB_POOL_SIZE: '0' }, 'worker')).toThrow(/DB_POOL_SIZE/);
   });
 
   it('treats any NODE_ENV other than development and test as a real deployment', () => {

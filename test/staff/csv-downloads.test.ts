@@ -1,6 +1,7 @@
 // CSV downloads hold a database connection for their whole run, like the API's lists, and draw from
-// the same stream slots: one staff user gets a bounded share, the excess is refused with 429.
+// stream slots of their own: one staff user gets a bounded share, the excess is refused with 429.
 import { connect, type Socket } from 'node:net';
+import { createStreamSlots } from '../../api/streaming';
 import { applyFile } from '../../shared/admin/apply.use-case';
 import { uniqueSuffix } from '../helpers/context';
 import { signedIn, startStaffApp, type StaffClient, type StaffTestApp } from './staff-app';
@@ -51,7 +52,7 @@ describe('staff CSV downloads', () => {
 
   it("refuses a user's download past its share with 429 and Retry-After, while another user downloads", async () => {
     const support = (await signedIn(app, 'support')).client;
-    const share = app.config.LIST_STREAMS_PER_ORGANISATION;
+    const share = createStreamSlots(app.config).staff.limits.perOrganisation;
     const first = await Promise.all(Array.from({ length: share }, () => stalledCsv(support, big)));
     expect(first).toEqual(Array(share).fill(200));
 
