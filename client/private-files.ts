@@ -19,6 +19,11 @@ export function makePrivateDir(target: string): void {
   chmodSync(dir, DIR_MODE);
 }
 
+/** An existing file made owner-only (a journal an older client wrote with the umask's mode). */
+export function makePrivateFile(file: string): void {
+  chmodSync(file, FILE_MODE);
+}
+
 /** openSync with an owner-only mode, also when the file existed with a wider one. */
 export function openPrivate(file: string, flags: 'a' | 'w' | 'wx'): number {
   const fd = openSync(file, flags, FILE_MODE);

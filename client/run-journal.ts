@@ -20,7 +20,7 @@ import { FatalError, UsageError } from './client-errors';
 import type { Kind, SendOptions } from './item-kinds';
 import type { InputFormat } from './input-reader';
 import { LineSet } from './line-set';
-import { makePrivateDir, openPrivate, writePrivateFile } from './private-files';
+import { makePrivateDir, makePrivateFile, openPrivate, writePrivateFile } from './private-files';
 import { jsonLine } from './terminal-text';
 
 export interface RunMeta {
@@ -121,6 +121,8 @@ export class RunJournal {
 
   static async open(dir: string): Promise<RunJournal> {
     const meta = readMeta(dir);
+    makePrivateDir(dir);
+    makePrivateFile(path.join(dir, 'run.json'));
     const state = await replay(dir);
     // Before the appenders open: the files are replaced, and an appender would go on writing to the old one.
     for (const file of RESULT_FILES) await keepFinalRecords(path.join(dir, file), state.finals);

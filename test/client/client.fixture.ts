@@ -79,7 +79,10 @@ export function writeLines(dir: string, name: string, lines: string[]): string {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function readResults(journal: string, name: 'succeeded' | 'failed' | 'unprocessed'): Record<string, any>[] {
+export function readResults(
+  journal: string,
+  name: 'succeeded' | 'differs' | 'failed' | 'unprocessed',
+): Record<string, any>[] {
   const file = path.join(journal, `${name}.ndjson`);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
