@@ -24,7 +24,8 @@ common options:
   --json (machine-readable progress and summary)   --progress-interval SECONDS (10)
   --retry-deadline SECONDS (600 per request)   --request-timeout SECONDS (60)
 
-exit codes: 0 everything succeeded, 1 some items failed or are unprocessed, 2 usage error, 3 interrupted
+exit codes: 0 everything succeeded, 1 some items failed, differ from what is stored (differs.ndjson) or are
+  unprocessed, 2 usage error, 3 interrupted or the service's answer unusable (a redirect, a malformed figure)
 `;
 
 const OPTIONS = {

@@ -7,13 +7,11 @@ import { oneLine } from './terminal-text';
 
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
-export class RedirectRefusedError extends FatalError {}
-
 export const serviceFetch: Fetcher = async (url, init) => {
   const res = await fetch(url, { ...init, redirect: 'manual' });
   if (res.status >= 300 && res.status < 400) {
     await res.body?.cancel().catch(() => undefined);
-    throw new RedirectRefusedError(
+    throw new FatalError(
       `the service answered ${res.status} redirecting to ${whereTo(res.headers.get('location'), url)}; ` +
         'redirects are not followed (they would carry the API key and the data elsewhere): ' +
         'pass the final address as --url',
