@@ -1,11 +1,13 @@
 // Turns one HTTP answer into what happens to each item of the batch. The rules (spec
 // "Errors"): 429, 5xx and 503 are retried as they are; a 401 means a new token; a 400 naming items in
 // errors[].attr fails those items and sends the rest again; a 400 naming none fails the whole batch;
-// *_already_exists is a success that added nothing; any other 4xx fails the batch as it is.
-import { isAlreadyExisting, KIND_SPECS, successesOf, textOf, type Kind } from './item-kinds';
+// *_already_exists is a success that added nothing; any other 4xx fails the batch as it is. A 2xx
+// that does not hold one result per item is retried like a 503: nothing proves the items were stored.
+// A 3xx never gets here (service-fetch.ts refuses redirects).
+import { differsFromStored, isAlreadyExisting, KIND_SPECS, resultsOf, textOf, type Kind } from './item-kinds';
 
 export type ItemOutcome =
-  { ok: true; status: string; id?: string } | { ok: false; code: string; attr: string; detail: string };
+  { ok: true; status: string; id?: string; differs?: true } | { ok: false; code: string; attr: string; detail: string };
 
 export type Verdict =
   | { type: 'final'; outcomes: ItemOutcome[] }
@@ -35,7 +37,9 @@ export function classifyAnswer(
   items: Record<string, unknown>[],
 ): Verdict {
   if (status >= 200 && status < 300) {
-    return { type: 'final', outcomes: successesOf(kind, body, items).map((s) => ({ ok: true, ...s })) };
+    const results = resultsOf(kind, body, items);
+    if (!results) return { type: 'retry', reason: `${status} without one result per item` };
+    return { type: 'final', outcomes: results.map((s) => ({ ok: true, ...s })) };
   }
   const error = (typeof body === 'object' && body !== null ? body : {}) as ErrorBody;
   if (status === 401) return { type: 'reauth', reason: textOf(error.code, 'not_authenticated') };
@@ -64,7 +68,7 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
   if (!listField) {
     const first = errors[0] ?? {};
     const code = textOf(first.code, textOf(error.code, 'invalid_input'));
-    if (isAlreadyExisting(code)) return { type: 'final', outcomes: [{ ok: true, status: code.toUpperCase() }] };
+    if (isAlreadyExisting(code)) return { type: 'final', outcomes: [existing(code, first)] };
     return { type: 'final', outcomes: [fieldFailure(first, textOf(first.attr, 'non_field_errors'), error)] };
   }
   const byItem = new Map<number, { rest: string; error: FieldError }[]>();
@@ -83,7 +87,7 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
       index,
       blocking
         ? fieldFailure(blocking.error, blocking.rest, error)
-        : { ok: true, status: String(found[0]!.error.code).toUpperCase() },
+        : existing(String(found[0]!.error.code), found[0]!.error),
     );
   }
   const rest = Array.from({ length: count }, (_, i) => i).filter((i) => !outcomes.has(i));
@@ -92,24 +96,35 @@ function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdic
     : { type: 'split', outcomes, rest };
 }
 
+/** An item the service already had; its error entry may say it holds something else. */
+function existing(code: string, e: FieldError): ItemOutcome {
+  return { ok: true, status: code.toUpperCase(), ...(differsFromStored(e) ? { differs: true } : {}) };
+}
+
 function fieldFailure(e: FieldError, attr: string, envelope: ErrorBody): ItemOutcome {
-  return {
-    ok: false,
+  return bounded({
     code: textOf(e.code, textOf(envelope.code, 'invalid_input')),
     attr,
     detail: textOf(e.detail, textOf(envelope.detail, textOf(envelope.error_detail, ''))),
-  };
+  });
 }
 
 function failure(error: ErrorBody, status: number): ItemOutcome {
   const first = Array.isArray(error.errors) ? error.errors[0] : undefined;
-  return {
-    ok: false,
+  return bounded({
     code: textOf(error.code, textOf(first?.code, `http_${status}`)),
     attr: textOf(first?.attr, 'non_field_errors'),
     detail: textOf(error.detail, textOf(error.error_detail, textOf(first?.detail, `HTTP ${status}`))),
-  };
+  });
 }
+
+/** The service's own texts are short; a failure record keeps at most this much of a longer one. */
+const bounded = (f: { code: string; attr: string; detail: string }): ItemOutcome => ({
+  ok: false,
+  code: f.code.slice(0, 200),
+  attr: f.attr.slice(0, 500),
+  detail: f.detail.slice(0, 2000),
+});
 
 const wholeBatch = (count: number, outcome: ItemOutcome): Verdict => ({
   type: 'final',

@@ -5,7 +5,8 @@
 import { classifyAnswer, retryAfterMs, type Verdict } from './answer-classifier';
 import { buildBody, buildQuery, KIND_SPECS, type Kind, type SendOptions } from './item-kinds';
 import type { AccountRef } from './input-reader';
-import { TransientError, type Fetcher, type TokenSource } from './token-source';
+import { readBounded, type Fetcher } from './service-fetch';
+import { TransientError, type TokenSource } from './token-source';
 
 export interface SenderDeps {
   baseUrl: string;
@@ -29,6 +30,11 @@ const BASE_DELAY_MS = 250;
 const MAX_DELAY_MS = 30_000;
 /** A token refused twice in a row after renewals is not a stale token: stop asking. */
 const MAX_REAUTH = 3;
+/**
+ * An answer echoes at most 1,000 items of a 5 MiB body, so it is a few MiB; a longer one is read as no
+ * answer at all (a 2xx of it then retries rather than counting anything as stored).
+ */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export async function sendBatch(
   deps: SenderDeps,
@@ -58,7 +64,7 @@ export async function sendBatch(
         body,
         signal: AbortSignal.timeout(deps.requestTimeoutMs),
       });
-      const text = await res.text();
+      const text = await readBounded(res, MAX_ANSWER_BYTES);
       verdict = classifyAnswer(kind, res.status, parseJson(text), res.headers.get('retry-after'), items);
     } catch (err) {
       if (!isTransient(err)) throw err;
@@ -113,7 +119,7 @@ function describe(err: unknown): string {
   return cause ? `network ${cause}` : (err as Error).message;
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string | undefined): unknown {
   try {
     return text ? JSON.parse(text) : undefined;
   } catch {

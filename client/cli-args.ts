@@ -17,16 +17,20 @@ export const USAGE = `usage: data-import <command> …
         compare what succeeded (per the journals) with the service's reconciliation; exit 0 only if equal
 
 common options:
-  --url URL (or DATA_IMPORT_URL)    --api-key-file FILE (or DATA_IMPORT_API_KEY)
+  --url URL (or DATA_IMPORT_URL): https, or http to this machine only (127.0.0.0/8, ::1, localhost)
+  --allow-insecure-http (http to another host: the API key and the data then travel in clear)
+  --api-key-file FILE (or DATA_IMPORT_API_KEY)
   --runs-dir DIR (./data-import-runs: default journals, --latest, reconcile)   --format ndjson|csv
   --json (machine-readable progress and summary)   --progress-interval SECONDS (10)
   --retry-deadline SECONDS (600 per request)   --request-timeout SECONDS (60)
 
-exit codes: 0 everything succeeded, 1 some items failed or are unprocessed, 2 usage error, 3 interrupted
+exit codes: 0 everything succeeded, 1 some items failed, differ from what is stored (differs.ndjson) or are
+  unprocessed, 2 usage error, 3 interrupted or the service's answer unusable (a redirect, a malformed figure)
 `;
 
 const OPTIONS = {
   url: { type: 'string' },
+  'allow-insecure-http': { type: 'boolean' },
   'api-key-file': { type: 'string' },
   journal: { type: 'string' },
   'runs-dir': { type: 'string' },
@@ -81,12 +85,33 @@ export function boolOption(value: string | undefined, name: string): boolean | u
   throw new UsageError(`--${name} must be true or false`);
 }
 
+/**
+ * The service's base URL. Plain http carries the API key and every batch readable by anyone on the
+ * path, so it is refused unless it stays on this machine or the user says so with --allow-insecure-http.
+ */
 export function serviceUrl(values: ParsedArgs['values']): string {
   const url = values.url ?? process.env.DATA_IMPORT_URL;
   if (!url) throw new UsageError('no service URL: pass --url or set DATA_IMPORT_URL');
-  if (url.length > 2048 || !/^https?:\/\/[^\s]+$/i.test(url))
-    throw new UsageError(`--url is not an http(s) URL: ${url.slice(0, 80)}`);
+  let parsed: URL | undefined;
+  try {
+    parsed = url.length <= 2048 && /^https?:\/\/[^\s]+$/i.test(url) ? new URL(url) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed) throw new UsageError(`--url is not an http(s) URL: ${url.slice(0, 80)}`);
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname) && !values['allow-insecure-http']) {
+    throw new UsageError(
+      `--url ${parsed.host} is plain http: the API key and the data would cross the network unencrypted. ` +
+        'Use https, or pass --allow-insecure-http if this network is trusted',
+    );
+  }
   return url.replace(/\/+$/, '');
+}
+
+/** URL has already normalised the host: `127.1` reads as 127.0.0.1, IPv6 comes in brackets. */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The key's file holds the key on its first line (a trailing newline is fine). */

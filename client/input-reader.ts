@@ -5,6 +5,7 @@ import { parse } from 'csv-parse';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { LineSet } from './line-set';
 
 export type InputFormat = 'ndjson' | 'csv';
 
@@ -86,8 +87,18 @@ async function* readNdjson(file: string): AsyncIterable<InputEntry> {
   }
 }
 
+/**
+ * csv-parse reports every error it meets, and one broken line can hold many (each stray quote is one),
+ * so a line is reported once, by its first error: one outcome per source line, as for NDJSON.
+ */
 async function* readCsv(file: string): AsyncIterable<InputEntry> {
   const skipped: InputEntry[] = [];
+  const reported = new LineSet();
+  const once = (entry: InputEntry): InputEntry[] => {
+    if (reported.has(entry.line)) return [];
+    reported.add(entry.line);
+    return [entry];
+  };
   const parser = createReadStream(file).pipe(
     parse({
       columns: true,
@@ -100,17 +111,19 @@ async function* readCsv(file: string): AsyncIterable<InputEntry> {
     }),
   );
   parser.on('skip', (err: Error & { lines?: number }) => {
-    skipped.push({
-      line: err.lines ?? 0,
-      problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not a CSV record: ${err.message}` },
-    });
+    skipped.push(
+      ...once({
+        line: err.lines ?? 0,
+        problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not a CSV record: ${err.message}` },
+      }),
+    );
   });
   for await (const { record, info } of parser as AsyncIterable<{
     record: Record<string, string>;
     info: { lines: number };
   }>) {
     yield* skipped.splice(0);
-    yield toEntry(info.lines, fromCsvRecord(record));
+    yield* once(toEntry(info.lines, fromCsvRecord(record)));
   }
   yield* skipped.splice(0);
 }

@@ -60,36 +60,74 @@ export interface ItemSuccess {
   status: string;
   /** Whatever identifies the stored item in the answer (an added transaction's id, a statement id…). */
   id?: string;
+  /** The service already had the item, but not as sent (`matches_stored: false`): differs.ndjson. */
+  differs?: true;
 }
 
-/** Each item's status from a 201, in the batch's order. */
-export function successesOf(kind: Kind, body: unknown, items: Record<string, unknown>[]): ItemSuccess[] {
+const NOTE_STATUSES = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'];
+const TRANSACTION_STATUSES = ['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS'];
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Each item's outcome from a 2xx, in the batch's order; undefined when the answer does not hold one
+ * result per item (empty, not JSON, too few or unknown statuses). Such an answer proves nothing was
+ * stored, so the caller retries the request instead of recording its items as succeeded.
+ */
+export function resultsOf(kind: Kind, body: unknown, items: Json[]): ItemSuccess[] | undefined {
+  const per = (list: unknown, statuses: string[] | undefined, make: (r: Json, i: number) => ItemSuccess) => {
+    if (!Array.isArray(list) || list.length !== items.length) return undefined;
+    const results: ItemSuccess[] = [];
+    for (const [i, r] of list.entries()) {
+      if (!isObject(r) || (statuses && !statuses.includes(r.status as string))) return undefined;
+      results.push({ ...make(r, i), ...(differsFromStored(r) ? { differs: true } : {}) });
+    }
+    return results;
+  };
   switch (kind) {
     case 'notes':
-      return items.map((item, i) => ({
-        status: textOf((body as { status?: unknown }[] | undefined)?.[i]?.status, 'NOTE_CREATION_SUCCESS'),
-        ...(typeof item.external_id === 'string' ? { id: item.external_id } : {}),
+      return per(body, NOTE_STATUSES, (r, i) => ({
+        status: r.status as string,
+        ...(typeof items[i]!.external_id === 'string' ? { id: items[i]!.external_id } : {}),
       }));
-    case 'transactions': {
-      const results =
-        (body as { results?: { status?: unknown; added_transaction_id?: unknown }[] } | undefined)?.results ?? [];
-      return items.map((item, i) => {
-        const r = results[i];
-        const added = r?.added_transaction_id;
-        return {
-          status: textOf(r?.status, 'TRANSACTION_ADDED_TO_ACCOUNT'),
-          // added_transaction_id is a JSON integer in the contract: a number must stay its digits.
-          id: textOf(added, String(item.transaction_id)),
-        };
-      });
-    }
+    case 'transactions':
+      return per(isObject(body) ? body.results : undefined, TRANSACTION_STATUSES, (r, i) => ({
+        status: r.status as string,
+        // added_transaction_id is a JSON integer in the contract: a number must stay its digits.
+        id: integerText(r.added_transaction_id) ?? String(items[i]!.transaction_id),
+      }));
     case 'statements':
-      return items.map((item) => ({ status: 'HISTORICAL_STATEMENT_CREATED', id: String(item.statement_id) }));
-    case 'payment-instructions': {
-      const b = body as { platform_account_number?: unknown; reference?: unknown } | undefined;
-      return [{ status: 'PAYMENT_INSTRUCTION_CREATED', id: textOf(b?.reference, textOf(items[0]?.reference, '')) }];
-    }
+      return per(isObject(body) ? body.statements : undefined, undefined, (_, i) => ({
+        status: 'HISTORICAL_STATEMENT_CREATED',
+        id: String(items[i]!.statement_id),
+      }));
+    case 'payment-instructions':
+      if (!isObject(body) || typeof body.reference !== 'string') return undefined;
+      return per([body], undefined, (r) => ({
+        status: 'PAYMENT_INSTRUCTION_CREATED',
+        id: String(r.reference).slice(0, 512),
+      }));
   }
+}
+
+/**
+ * `matches_stored: false` on a per-item result, or on an object it echoes (a transaction's
+ * `transaction_data`): the service kept what it had, which is not what this line says.
+ */
+export function differsFromStored(result: unknown): boolean {
+  if (!isObject(result)) return false;
+  if (result.matches_stored === false) return true;
+  // A result has a handful of fields; the bound keeps a hostile one from costing more.
+  return Object.values(result)
+    .slice(0, 100)
+    .some((v) => isObject(v) && v.matches_stored === false);
+}
+
+function integerText(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 1e21) return String(value);
+  if (typeof value === 'string' && value.length <= 20 && /^\d{1,20}$/.test(value)) return value;
+  return undefined;
 }
 
 /**

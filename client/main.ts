@@ -4,6 +4,7 @@ import { parseCommandLine, USAGE } from './cli-args';
 import { EXIT, FatalError, UsageError } from './client-errors';
 import { reconcileCommand } from './reconcile-command';
 import { resumeCommand, sendCommand } from './send-command';
+import { writeErr, writeOut } from './terminal-text';
 import { validateCommand } from './validate-command';
 
 const COMMANDS = { send: sendCommand, resume: resumeCommand, validate: validateCommand, reconcile: reconcileCommand };
@@ -12,7 +13,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const args = parseCommandLine(argv);
     if (args.values.help || args.command === 'help') {
-      process.stdout.write(USAGE);
+      writeOut(USAGE);
       return EXIT.ok;
     }
     const command = COMMANDS[args.command as keyof typeof COMMANDS];
@@ -20,23 +21,18 @@ export async function main(argv: string[]): Promise<number> {
     return await command(args);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`data-import: ${err.message}\n\n${USAGE}`);
+      writeErr(`data-import: ${err.message}\n\n${USAGE}`);
       return EXIT.usage;
     }
     if (err instanceof FatalError) {
-      process.stderr.write(`data-import: ${err.message}\n`);
+      writeErr(`data-import: ${err.message}\n`);
       return EXIT.interrupted;
     }
-    throw err;
+    writeErr(`data-import: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    return EXIT.interrupted;
   }
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => (process.exitCode = code),
-    (err: unknown) => {
-      process.stderr.write(`data-import: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
-      process.exitCode = EXIT.interrupted;
-    },
-  );
+  void main(process.argv.slice(2)).then((code) => (process.exitCode = code));
 }

@@ -2,11 +2,14 @@
 // few seconds otherwise, or JSON lines with --json. The human forms go to stderr, so stdout carries
 // only the summary (or, with --json, only JSON).
 import { Presets, SingleBar } from 'cli-progress';
+import { jsonLine, writeErr, writeOut } from './terminal-text';
 
 export interface Counts {
   total: number;
   succeeded: number;
   skipped: number;
+  /** Already there, but not as sent (differs.ndjson). */
+  differs: number;
   failed: number;
   retries: number;
 }
@@ -14,7 +17,7 @@ export interface Counts {
 export type ProgressMode = 'bar' | 'lines' | 'json';
 
 export class ProgressReporter {
-  readonly counts: Counts = { total: 0, succeeded: 0, skipped: 0, failed: 0, retries: 0 };
+  readonly counts: Counts = { total: 0, succeeded: 0, skipped: 0, differs: 0, failed: 0, retries: 0 };
   private readonly started = Date.now();
   private bar?: SingleBar;
   private timer?: NodeJS.Timeout;
@@ -46,7 +49,8 @@ export class ProgressReporter {
   }
 
   processed(): number {
-    return this.already + this.counts.succeeded + this.counts.skipped + this.counts.failed;
+    const { succeeded, skipped, differs, failed } = this.counts;
+    return this.already + succeeded + skipped + differs + failed;
   }
 
   rate(): number {
@@ -64,12 +68,11 @@ export class ProgressReporter {
       return;
     }
     if (this.mode === 'json') {
-      process.stdout.write(
-        JSON.stringify({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }) + '\n',
-      );
+      writeOut(jsonLine({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }));
     } else {
-      process.stderr.write(
-        `data-import: ${processed}/${this.counts.total} items (${this.counts.skipped} already there, ${this.counts.failed} failed), ` +
+      writeErr(
+        `data-import: ${processed}/${this.counts.total} items (${this.counts.skipped} already there, ` +
+          `${this.counts.differs} differ from what is stored, ${this.counts.failed} failed), ` +
           `${rate}/s, ETA ${eta === null ? '?' : `${eta} s`}\n`,
       );
     }

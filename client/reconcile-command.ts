@@ -1,12 +1,11 @@
 // `reconcile --supplier X <inputs…> --out report.csv`: the figures the input files should have put on
 // each account (only lines the journals record as succeeded or already there), against the service's
 // reconciliation endpoint; one CSV row per account with expected, found and difference per figure.
-// Decimal arithmetic throughout: sums are exact whatever their digits.
-import Decimal from 'decimal.js';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+// Decimal arithmetic throughout: sums are exact whatever their digits. The service's rows are checked
+// (reconciliation-row.ts) before any figure of theirs is read.
+import type Decimal from 'decimal.js';
+import { closeSync, existsSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import {
   FIGURES,
   transactionAmountFigure,
@@ -17,18 +16,21 @@ import { csvCell } from '../shared/staff/csv';
 import { TRANSACTION_TYPES } from '../shared/transactions/transaction.schemas';
 import { backoffMs } from './batch-sender';
 import { apiKey, serviceUrl, type ParsedArgs } from './cli-args';
-import { EXIT, UsageError } from './client-errors';
+import { EXIT, FatalError, UsageError } from './client-errors';
 import { readEntries, scanFile, type InputEntry } from './input-reader';
 import type { Kind } from './item-kinds';
 import { LineSet } from './line-set';
+import { openPrivate } from './private-files';
+import { Exact, parseReconciliationRow, type Figures } from './reconciliation-row';
 import { readRun, type RunMeta } from './run-journal';
 import { runsDirOf } from './send-command';
+import { boundedLines, readBounded, serviceFetch } from './service-fetch';
+import { jsonLine, oneLine, printable, writeOut } from './terminal-text';
 import { TokenSource } from './token-source';
 
-type Figures = Map<string, Decimal>;
-
-const Exact = Decimal.clone({ precision: 64 });
 const zero = new Exact(0);
+/** A row holds two account numbers and a score of figures: well under a kilobyte. */
+const MAX_ROW_CHARS = 64 * 1024;
 
 export async function reconcileCommand({ positionals, values }: ParsedArgs): Promise<number> {
   const supplier = values.supplier;
@@ -38,7 +40,7 @@ export async function reconcileCommand({ positionals, values }: ParsedArgs): Pro
     );
   }
   const baseUrl = serviceUrl(values);
-  const tokens = new TokenSource(baseUrl, apiKey(values), fetch);
+  const tokens = new TokenSource(baseUrl, apiKey(values), serviceFetch);
   const expected = new Map<string, Figures>();
   for (const input of await inputsOf(positionals, runsDirOf(values))) {
     for await (const entry of readEntries(input.meta.input, input.meta.format)) {
@@ -47,9 +49,7 @@ export async function reconcileCommand({ positionals, values }: ParsedArgs): Pro
     }
   }
   const summary = await compare(expected, await fetchReconciliation(baseUrl, supplier, tokens), values.out);
-  process.stdout.write(
-    values.json ? JSON.stringify({ event: 'summary', ...summary }) + '\n' : formatSummary(summary, values.out),
-  );
+  writeOut(values.json ? jsonLine({ event: 'summary', ...summary }) : formatSummary(summary, values.out));
   return summary.accounts_differing === 0 ? EXIT.ok : EXIT.itemsFailed;
 }
 
@@ -120,15 +120,18 @@ async function fetchReconciliation(
   const url = `${baseUrl}/v1/data-import/reconciliation/${encodeURIComponent(supplier)}/`;
   for (let attempt = 0; attempt < 8; attempt++) {
     const token = await tokens.token();
-    const res = await fetch(url, {
+    const res = await serviceFetch(url, {
       headers: { authorization: `Token ${token}`, accept: 'application/x-ndjson' },
-    }).catch(() => undefined);
-    if (res?.ok && res.body)
-      return createInterface({ input: Readable.fromWeb(res.body as never), crlfDelay: Infinity });
-    const text = res ? await res.text() : '';
+    }).catch((err: unknown) => {
+      // A refused redirect stops; a network failure is tried again.
+      if (err instanceof FatalError) throw err;
+      return undefined;
+    });
+    if (res?.ok && res.body) return boundedLines(res, MAX_ROW_CHARS);
+    const text = res ? ((await readBounded(res, 64 * 1024)) ?? '') : '';
     if (res?.status === 401) await tokens.renew(token);
     else if (res && res.status < 500 && res.status !== 429)
-      throw new UsageError(`the service answered ${res.status}: ${text.slice(0, 300)}`);
+      throw new UsageError(`the service answered ${res.status}: ${oneLine(text, 300)}`);
     else await new Promise((r) => setTimeout(r, backoffMs(attempt)));
   }
   throw new UsageError('the reconciliation endpoint did not answer after 8 attempts');
@@ -146,7 +149,7 @@ async function compare(
   rows: AsyncIterable<string>,
   out: string,
 ): Promise<ReconcileSummary> {
-  const fd = openSync(out, 'w');
+  const fd = openPrivate(out, 'w');
   const header = [
     'external_account_number',
     'platform_account_number',
@@ -173,21 +176,19 @@ async function compare(
     if (differs) differing++;
     writeSync(
       fd,
-      [csvCell(account), csvCell(platform), platform === '' ? 'missing' : differs ? 'differs' : 'ok', ...cells].join(
-        ',',
-      ) + '\r\n',
+      [
+        csvCell(printable(account)),
+        csvCell(printable(platform)),
+        platform === '' ? 'missing' : differs ? 'differs' : 'ok',
+        ...cells,
+      ].join(',') + '\r\n',
     );
   };
+  let rowNumber = 0;
   for await (const line of rows) {
     if (line === '') continue;
-    const row = JSON.parse(line) as Record<string, string | number | boolean>;
-    const found: Figures = new Map(
-      FIGURES.map((f) => [
-        f.name,
-        new Exact(typeof row[f.name] === 'boolean' ? Number(row[f.name]) : String(row[f.name] ?? 0)),
-      ]),
-    );
-    emit(String(row.external_account_number), String(row.platform_account_number), found);
+    const row = parseReconciliationRow(line, ++rowNumber);
+    emit(row.account, row.platform, row.found);
   }
   // Accounts the files put data on that the service does not list as imported.
   for (const account of [...expected.keys()]) emit(account, '', new Map());

@@ -10,11 +10,8 @@ import {
   existsSync,
   fsync,
   fsyncSync,
-  mkdirSync,
-  openSync,
   readFileSync,
   renameSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -23,6 +20,8 @@ import { FatalError, UsageError } from './client-errors';
 import type { Kind, SendOptions } from './item-kinds';
 import type { InputFormat } from './input-reader';
 import { LineSet } from './line-set';
+import { makePrivateDir, makePrivateFile, openPrivate, writePrivateFile } from './private-files';
+import { jsonLine } from './terminal-text';
 
 export interface RunMeta {
   version: 1;
@@ -46,14 +45,22 @@ export interface ResultRecord {
 }
 
 const FSYNC_MS = 200;
-const RESULT_FILES = ['succeeded.ndjson', 'failed.ndjson'] as const;
+const RESULT_FILES = ['succeeded.ndjson', 'differs.ndjson', 'failed.ndjson'] as const;
+
+/** One request's final outcomes, by the result file each goes to. */
+export interface Outcomes {
+  succeeded: ResultRecord[];
+  /** Already there, but the service says what it holds is not what the line says. */
+  differs: ResultRecord[];
+  failed: ResultRecord[];
+}
 
 class Appender {
   private readonly fd: number;
   private dirty = false;
 
   constructor(file: string) {
-    this.fd = openSync(file, 'a');
+    this.fd = openPrivate(file, 'a');
   }
 
   write(text: string): void {
@@ -84,8 +91,7 @@ export class RunJournal {
   readonly finals: LineSet;
   readonly pending: Map<string, number[]>;
   private readonly journal: Appender;
-  private readonly succeeded: Appender;
-  private readonly failed: Appender;
+  private readonly results: Record<keyof Outcomes, Appender>;
   private readonly timer: NodeJS.Timeout;
 
   private constructor(
@@ -96,22 +102,27 @@ export class RunJournal {
     this.finals = state.finals;
     this.pending = state.pending;
     this.journal = new Appender(path.join(dir, 'journal.ndjson'));
-    this.succeeded = new Appender(path.join(dir, 'succeeded.ndjson'));
-    this.failed = new Appender(path.join(dir, 'failed.ndjson'));
-    this.timer = setInterval(() => [this.journal, this.succeeded, this.failed].forEach((a) => a.flush()), FSYNC_MS);
+    this.results = {
+      succeeded: new Appender(path.join(dir, 'succeeded.ndjson')),
+      differs: new Appender(path.join(dir, 'differs.ndjson')),
+      failed: new Appender(path.join(dir, 'failed.ndjson')),
+    };
+    this.timer = setInterval(() => this.appenders().forEach((a) => a.flush()), FSYNC_MS);
     this.timer.unref();
   }
 
   static create(dir: string, meta: RunMeta): RunJournal {
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     const runFile = path.join(dir, 'run.json');
     if (existsSync(runFile)) throw new UsageError(`${dir} already holds a run: use \`data-import resume ${dir}\``);
-    writeFileSync(runFile, JSON.stringify(meta, null, 2) + '\n', { flag: 'wx', flush: true });
+    writePrivateFile(runFile, JSON.stringify(meta, null, 2) + '\n', 'wx');
     return new RunJournal(dir, meta);
   }
 
   static async open(dir: string): Promise<RunJournal> {
     const meta = readMeta(dir);
+    makePrivateDir(dir);
+    makePrivateFile(path.join(dir, 'run.json'));
     const state = await replay(dir);
     // Before the appenders open: the files are replaced, and an appender would go on writing to the old one.
     for (const file of RESULT_FILES) await keepFinalRecords(path.join(dir, file), state.finals);
@@ -123,23 +134,25 @@ export class RunJournal {
   }
 
   /** The items' final outcomes; `key` closes that request (null for lines that never made a request). */
-  recordOutcome(key: string | null, succeeded: ResultRecord[], failed: ResultRecord[]): void {
-    this.succeeded.write(succeeded.map((r) => JSON.stringify(r) + '\n').join(''));
-    this.failed.write(failed.map((r) => JSON.stringify(r) + '\n').join(''));
-    const final = [...succeeded, ...failed].map((r) => r.line);
+  recordOutcome(key: string | null, outcomes: Outcomes): void {
+    for (const file of ['succeeded', 'differs', 'failed'] as const)
+      this.results[file].write(outcomes[file].map(jsonLine).join(''));
+    const final = [...outcomes.succeeded, ...outcomes.differs, ...outcomes.failed].map((r) => r.line);
     this.journal.write(JSON.stringify({ e: 'done', key, final }) + '\n');
     final.forEach((line) => this.finals.add(line));
   }
 
   writeUnprocessed(records: ResultRecord[]): void {
-    writeFileSync(path.join(this.dir, 'unprocessed.ndjson'), records.map((r) => JSON.stringify(r) + '\n').join(''), {
-      flush: true,
-    });
+    writePrivateFile(path.join(this.dir, 'unprocessed.ndjson'), records.map(jsonLine).join(''));
   }
 
   close(): void {
     clearInterval(this.timer);
-    [this.journal, this.succeeded, this.failed].forEach((a) => a.close());
+    this.appenders().forEach((a) => a.close());
+  }
+
+  private appenders(): Appender[] {
+    return [this.journal, ...Object.values(this.results)];
   }
 }
 
@@ -155,14 +168,19 @@ function readMeta(dir: string): RunMeta {
 
 /**
  * A run as it stands, read only (a run may still be going): its options and the lines whose outcome
- * the journal records as final, with their succeeded.ndjson records.
+ * the journal records as final, with their succeeded.ndjson and differs.ndjson records (a line that
+ * differs is on the account too, with other values: a reconciliation should show that difference).
  */
 export async function readRun(
   dir: string,
 ): Promise<{ meta: RunMeta; finals: LineSet; succeeded: AsyncIterable<ResultRecord> }> {
   const meta = readMeta(dir);
   const { finals } = await replay(dir);
-  return { meta, finals, succeeded: readNdjson(path.join(dir, 'succeeded.ndjson')) as AsyncIterable<ResultRecord> };
+  async function* stored(): AsyncIterable<ResultRecord> {
+    for (const file of ['succeeded.ndjson', 'differs.ndjson'])
+      yield* readNdjson(path.join(dir, file)) as AsyncIterable<ResultRecord>;
+  }
+  return { meta, finals, succeeded: stored() };
 }
 
 async function replay(dir: string): Promise<JournalState> {
@@ -194,10 +212,10 @@ export async function* readNdjson(file: string): AsyncIterable<unknown> {
 async function keepFinalRecords(file: string, finals: LineSet): Promise<void> {
   if (!existsSync(file)) return;
   const tmp = `${file}.tmp`;
-  const fd = openSync(tmp, 'w');
+  const fd = openPrivate(tmp, 'w');
   for await (const record of readNdjson(file)) {
     const line = (record as ResultRecord).line;
-    if (typeof line === 'number' && finals.has(line)) writeSync(fd, JSON.stringify(record) + '\n');
+    if (typeof line === 'number' && finals.has(line)) writeSync(fd, jsonLine(record));
   }
   fsyncSync(fd);
   closeSync(fd);

@@ -12,6 +12,8 @@ export interface RunSummary {
   input: string;
   succeeded: number;
   skipped: number;
+  /** Lines the service already had with other values (differs.ndjson): they need a look, so exit 1. */
+  differs: number;
   failed: number;
   unprocessed: number;
   retries: number;
@@ -48,6 +50,8 @@ export async function summarise(
     else succeeded++;
   }
   for await (const _ of readNdjson(path.join(journal.dir, 'failed.ndjson'))) failed++;
+  let differs = 0;
+  for await (const _ of readNdjson(path.join(journal.dir, 'differs.ndjson'))) differs++;
   const stopped = run.interrupted || run.fatal !== undefined;
   return {
     run_id: journal.meta.run_id,
@@ -56,12 +60,13 @@ export async function summarise(
     input: journal.meta.input,
     succeeded,
     skipped,
+    differs,
     failed,
     unprocessed: unprocessed.length,
     retries: run.retries,
     seconds: Math.round(run.seconds * 10) / 10,
     interrupted: stopped,
     ...(run.fatal ? { fatal: run.fatal } : {}),
-    exit_code: stopped ? EXIT.interrupted : failed + unprocessed.length > 0 ? EXIT.itemsFailed : EXIT.ok,
+    exit_code: stopped ? EXIT.interrupted : failed + differs + unprocessed.length > 0 ? EXIT.itemsFailed : EXIT.ok,
   };
 }

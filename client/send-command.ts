@@ -12,6 +12,8 @@ import { ProgressReporter, type ProgressMode } from './progress-reporter';
 import { RunJournal, type RunMeta } from './run-journal';
 import type { RunSummary } from './run-summary';
 import { executeRun } from './send-run';
+import { serviceFetch } from './service-fetch';
+import { jsonLine, writeErr, writeOut } from './terminal-text';
 import { TokenSource } from './token-source';
 
 /** The service's own MAX_ITEMS_PER_REQUEST default. */
@@ -94,9 +96,7 @@ async function execute(
   const onSignal = () => {
     if (stop.signal.aborted) process.exit(EXIT.interrupted);
     stop.abort();
-    process.stderr.write(
-      '\ndata-import: stopping: requests in flight finish, nothing new is sent (Ctrl-C again to leave now)\n',
-    );
+    writeErr('\ndata-import: stopping: requests in flight finish, nothing new is sent (Ctrl-C again to leave now)\n');
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -104,8 +104,8 @@ async function execute(
   try {
     summary = await executeRun(journal, {
       ...s,
-      tokens: new TokenSource(s.baseUrl, s.apiKey, fetch),
-      fetcher: fetch,
+      tokens: new TokenSource(s.baseUrl, s.apiKey, serviceFetch),
+      fetcher: serviceFetch,
       progress,
       stop: stop.signal,
     });
@@ -120,17 +120,18 @@ async function execute(
 
 function printSummary(s: RunSummary, json: boolean): void {
   if (json) {
-    process.stdout.write(JSON.stringify({ event: 'summary', ...s }) + '\n');
+    writeOut(jsonLine({ event: 'summary', ...s }));
     return;
   }
   const lines = [
     `run ${s.run_id} (${s.kind}, ${s.input}) in ${s.seconds} s`,
-    `  succeeded ${s.succeeded}, already there ${s.skipped}, failed ${s.failed}, unprocessed ${s.unprocessed}, retries ${s.retries}`,
-    `  results in ${s.journal}/ (succeeded.ndjson, failed.ndjson, unprocessed.ndjson)`,
+    `  succeeded ${s.succeeded}, already there ${s.skipped}, already there but different ${s.differs}, ` +
+      `failed ${s.failed}, unprocessed ${s.unprocessed}, retries ${s.retries}`,
+    `  results in ${s.journal}/ (succeeded.ndjson, differs.ndjson, failed.ndjson, unprocessed.ndjson)`,
   ];
   if (s.fatal) lines.push(`  stopped: ${s.fatal}`);
   if (s.interrupted || s.unprocessed > 0) lines.push(`  to continue: data-import resume ${s.journal}`);
-  process.stdout.write(lines.join('\n') + '\n');
+  writeOut(lines.join('\n') + '\n');
 }
 
 /** The newest run in the runs directory, by the time its run.json says it started. */

@@ -9,9 +9,10 @@ import { FatalError } from './client-errors';
 import { readEntries, type InputEntry } from './input-reader';
 import { KIND_SPECS } from './item-kinds';
 import { ProgressReporter } from './progress-reporter';
-import type { ResultRecord, RunJournal } from './run-journal';
+import type { Outcomes, RunJournal } from './run-journal';
 import { summarise, type RunSummary } from './run-summary';
-import type { Fetcher, TokenSource } from './token-source';
+import type { Fetcher } from './service-fetch';
+import type { TokenSource } from './token-source';
 
 export interface RunSettings {
   baseUrl: string;
@@ -52,8 +53,7 @@ export async function executeRun(journal: RunJournal, settings: RunSettings): Pr
   let unfinished = 0;
 
   const settle = (key: string | null, entries: InputEntry[], outcomes: (ItemOutcome | undefined)[]) => {
-    const succeeded: ResultRecord[] = [];
-    const failed: ResultRecord[] = [];
+    const results: Outcomes = { succeeded: [], differs: [], failed: [] };
     entries.forEach((entry, i) => {
       const o = outcomes[i];
       if (!o) return;
@@ -63,15 +63,17 @@ export async function executeRun(journal: RunJournal, settings: RunSettings): Pr
         external_account_number: entry.account?.external_account_number,
       };
       if (o.ok) {
-        succeeded.push({ ...base, status: o.status, ...(o.id === undefined ? {} : { id: o.id }) });
-        if (/ALREADY_EXISTS$/.test(o.status)) counts.skipped++;
+        const record = { ...base, status: o.status, ...(o.id === undefined ? {} : { id: o.id }) };
+        if (o.differs) counts.differs++;
+        else if (/ALREADY_EXISTS$/.test(o.status)) counts.skipped++;
         else counts.succeeded++;
+        (o.differs ? results.differs : results.succeeded).push(record);
       } else {
-        failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail });
+        results.failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail });
         counts.failed++;
       }
     });
-    journal.recordOutcome(key, succeeded, failed);
+    journal.recordOutcome(key, results);
   };
 
   const sendUntilSettled = async (batch: Batch, firstKey: string): Promise<void> => {

@@ -3,6 +3,8 @@
 // replayed one revokes the whole sign-in, so every renewal is single-flight: requests that find the
 // same stale token share one renewal instead of each spending the refresh token.
 import { FatalError } from './client-errors';
+import { readBounded, type Fetcher } from './service-fetch';
+import { oneLine } from './terminal-text';
 
 const OBTAIN_TOKEN = `mutation($input: ObtainTokenInput!) {
   obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }`;
@@ -20,7 +22,8 @@ interface Session {
   renewAt: number;
 }
 
-export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
+/** A token answer is a few hundred bytes; anything past this is not one. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export class TokenSource {
   private session?: Session;
@@ -59,7 +62,8 @@ export class TokenSource {
     try {
       return (this.session = await this.call({ APIKey: this.apiKey }));
     } catch (err) {
-      if (err instanceof RefusedError) throw new FatalError(`the service refused the API key (${err.code})`);
+      if (err instanceof RefusedError)
+        throw new FatalError(`the service refused the API key (${oneLine(err.code, 100)})`);
       throw err;
     }
   }
@@ -72,18 +76,29 @@ export class TokenSource {
     });
     if (res.status === 429 || res.status >= 500)
       throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
-    const body = (await res.json().catch(() => {
-      throw new TransientError(`obtainToken answered ${res.status} with a body that is not JSON`);
-    })) as {
+    const body = parseJson(await readBounded(res, MAX_ANSWER_BYTES)) as {
       data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
       errors?: { extensions?: { code?: string } }[];
     };
+    if (typeof body !== 'object' || body === null)
+      throw new TransientError(`obtainToken answered ${res.status} with a body that is not JSON`);
     const got = body.data?.obtainToken;
-    if (!got?.token) throw new RefusedError(body.errors?.[0]?.extensions?.code ?? `http_${res.status}`);
+    if (typeof got?.token !== 'string' || got.token === '') {
+      const code = body.errors?.[0]?.extensions?.code;
+      throw new RefusedError(typeof code === 'string' ? code : `http_${res.status}`);
+    }
     const { exp, iat } = got.payload ?? {};
     const lifetime = typeof exp === 'number' && typeof iat === 'number' ? (exp - iat) * 1000 : 5 * 60_000;
     const expiresAt = typeof exp === 'number' ? exp * 1000 : Date.now() + lifetime;
     return { token: got.token, refreshToken: got.refreshToken, renewAt: expiresAt - Math.min(EARLY_MS, lifetime / 4) };
+  }
+}
+
+function parseJson(text: string | undefined): unknown {
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

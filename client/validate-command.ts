@@ -1,7 +1,7 @@
 // `validate <kind> <file>`: every line checked offline by the very schemas the API parses with, one
 // item at a time as if it were sent alone; failures go to failed.ndjson in the same form `send`
 // writes them. Nothing is sent, so duplicates against what the service already holds are not seen.
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { ParsedArgs } from './cli-args';
 import { EXIT, UsageError } from './client-errors';
@@ -14,6 +14,8 @@ import { parseOrThrow } from '../shared/platform/validation';
 import { statementsRequestSchema } from '../shared/statements/statement.schemas';
 import { parseTransactionImport } from '../shared/transactions/transaction.validation';
 import { runsDirOf } from './send-command';
+import { makePrivateDir, openPrivate } from './private-files';
+import { jsonLine, writeOut } from './terminal-text';
 
 const CHECKS: Record<Kind, (request: unknown) => unknown> = {
   notes: (r) => parseOrThrow(notesRequestSchema(1), r),
@@ -47,8 +49,8 @@ export async function validateCommand({ positionals, values }: ParsedArgs): Prom
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   const dir = path.resolve(values.journal ?? path.join(runsDirOf(values), `validate-${kind}-${stamp}`));
-  mkdirSync(dir, { recursive: true });
-  const out = openSync(path.join(dir, 'failed.ndjson'), 'w');
+  makePrivateDir(dir);
+  const out = openPrivate(path.join(dir, 'failed.ndjson'), 'w');
   let failed = 0;
   let items = 0;
   for await (const entry of readEntries(file, formatOf(file, values.format))) {
@@ -67,16 +69,15 @@ export async function validateCommand({ positionals, values }: ParsedArgs): Prom
       failed++;
       writeSync(
         out,
-        JSON.stringify({ line: entry.line, ...account, code: first.code, attr: first.attr, detail: first.detail }) +
-          '\n',
+        jsonLine({ line: entry.line, ...account, code: first.code, attr: first.attr, detail: first.detail }),
       );
     }
   }
   closeSync(out);
   const summary = { event: 'summary', kind, input: path.resolve(file), items, failed, journal: dir };
-  process.stdout.write(
+  writeOut(
     values.json
-      ? JSON.stringify(summary) + '\n'
+      ? jsonLine(summary)
       : `validated ${items} items of ${file}: ${failed} invalid (see ${dir}/failed.ndjson)\n`,
   );
   return failed > 0 ? EXIT.itemsFailed : EXIT.ok;

@@ -93,3 +93,109 @@ it('reads Retry-After as seconds or an HTTP date, and backs off exponentially wi
     expect(backoffMs(attempt, 5000)).toBeGreaterThanOrEqual(5000);
   }
 });
+
+describe('a 2xx', () => {
+  const notes = (n: number) => Array.from({ length: n }, (_, i) => ({ body: `Note ${i}` }));
+  const created = (status = 'TRANSACTION_ADDED_TO_ACCOUNT') => ({ status, transaction_data: {} });
+
+  it('that is empty, not JSON or short of one result per item is retried, never counted as stored', () => {
+    const unproven: [Parameters<typeof classifyAnswer>[0], number, unknown, number][] = [
+      ['transactions', 201, undefined, 2], // an empty body, or one that is not JSON (the sender parses to undefined)
+      ['transactions', 201, {}, 2],
+      ['transactions', 201, { results: [created()] }, 2],
+      ['transactions', 201, { results: [created(), created(), created()] }, 2],
+      ['transactions', 201, { results: [created(), created('TRANSACTION_REJECTED')] }, 2],
+      ['transactions', 200, { results: [created(), null] }, 2],
+      ['notes', 201, { status: 'NOTE_CREATION_SUCCESS' }, 1],
+      ['notes', 201, [{ body: 'no status' }], 1],
+      ['notes', 204, undefined, 1],
+      ['statements', 201, { import_supplier: 'S', statements: [] }, 1],
+      ['payment-instructions', 201, { platform_account_number: 'P-1' }, 1],
+    ];
+    for (const [kind, status, body, count] of unproven) {
+      const verdict = classifyAnswer(kind, status, body, null, kind === 'notes' ? notes(count) : items(count));
+      expect([kind, body, verdict]).toEqual([
+        kind,
+        body,
+        { type: 'retry', reason: `${status} without one result per item` },
+      ]);
+    }
+  });
+
+  it('with one result per item gives each item its status', () => {
+    expect(
+      classifyAnswer(
+        'transactions',
+        201,
+        { results: [created(), { ...created('TRANSACTION_ALREADY_EXISTS') }] },
+        null,
+        items(2),
+      ),
+    ).toEqual({
+      type: 'final',
+      outcomes: [
+        { ok: true, status: 'TRANSACTION_ADDED_TO_ACCOUNT', id: 'T-0' },
+        { ok: true, status: 'TRANSACTION_ALREADY_EXISTS', id: 'T-1' },
+      ],
+    });
+    expect(
+      classifyAnswer(
+        'payment-instructions',
+        201,
+        { platform_account_number: 'P-1', reference: 'pm_1' },
+        null,
+        items(1),
+      ),
+    ).toEqual({ type: 'final', outcomes: [{ ok: true, status: 'PAYMENT_INSTRUCTION_CREATED', id: 'pm_1' }] });
+  });
+});
+
+describe('matches_stored: false', () => {
+  it('on a transaction result or on its transaction_data marks that item as differing from what is stored', () => {
+    const body = {
+      results: [
+        { status: 'TRANSACTION_ALREADY_EXISTS', transaction_data: {} },
+        { status: 'TRANSACTION_ALREADY_EXISTS', matches_stored: false, transaction_data: {} },
+        { status: 'TRANSACTION_ALREADY_EXISTS', transaction_data: { matches_stored: false } },
+        { status: 'TRANSACTION_ALREADY_EXISTS', matches_stored: true, transaction_data: { matches_stored: true } },
+      ],
+    };
+    expect(classifyAnswer('transactions', 201, body, null, items(4))).toEqual({
+      type: 'final',
+      outcomes: [
+        { ok: true, status: 'TRANSACTION_ALREADY_EXISTS', id: 'T-0' },
+        { ok: true, status: 'TRANSACTION_ALREADY_EXISTS', id: 'T-1', differs: true },
+        { ok: true, status: 'TRANSACTION_ALREADY_EXISTS', id: 'T-2', differs: true },
+        { ok: true, status: 'TRANSACTION_ALREADY_EXISTS', id: 'T-3' },
+      ],
+    });
+  });
+
+  it('on a note echo, or on an already-existing statement named by a 400, marks that item too', () => {
+    const notesBody = [
+      { status: 'NOTE_ALREADY_EXISTS', body: 'a', matches_stored: false },
+      { status: 'NOTE_CREATION_SUCCESS', body: 'b' },
+    ];
+    expect(classifyAnswer('notes', 201, notesBody, null, [{ body: 'a' }, { body: 'b' }])).toEqual({
+      type: 'final',
+      outcomes: [
+        { ok: true, status: 'NOTE_ALREADY_EXISTS', differs: true },
+        { ok: true, status: 'NOTE_CREATION_SUCCESS' },
+      ],
+    });
+    const statementsBody = {
+      code: 'historical_statement_already_exists',
+      errors: [
+        { attr: 'statements.0.statement_id', code: 'historical_statement_already_exists', matches_stored: false },
+        { attr: 'statements.1.statement_id', code: 'historical_statement_already_exists' },
+      ],
+    };
+    expect(classifyAnswer('statements', 400, statementsBody, null, items(2))).toEqual({
+      type: 'final',
+      outcomes: [
+        { ok: true, status: 'HISTORICAL_STATEMENT_ALREADY_EXISTS', differs: true },
+        { ok: true, status: 'HISTORICAL_STATEMENT_ALREADY_EXISTS' },
+      ],
+    });
+  });
+});

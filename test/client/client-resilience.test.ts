@@ -15,7 +15,7 @@ import {
   writeLines,
   type ClientWorld,
 } from './client.fixture';
-import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { startFaultProxy, type Fault, type FaultProxy } from './fault-proxy';
 
 let app: TestApp;
 let world: ClientWorld;
@@ -103,6 +103,52 @@ it('rides out a 503 storm with the same Idempotency-Key, honouring Retry-After, 
     const next = attempts.slice(i + 1).find((later) => later.key === e.key);
     expect(next).toBeDefined();
     expect(next!.at - e.at).toBeGreaterThanOrEqual(950);
+  }
+});
+
+it('retries a 2xx that is empty, not JSON or short of one result per item with its key, and resume re-sends lines that never had a real answer', async () => {
+  // Every write answered for the service with a 201 that proves nothing, and no time to retry.
+  let writes = 0;
+  const unusable: Fault[] = [
+    { answer: 201, raw: '' },
+    { answer: 201, raw: 'OK' },
+    { answer: 201, body: { results: [] } },
+  ];
+  const broken = await proxy(app.baseUrl, (req) => (isWrite(req.url!) ? unusable[writes++ % 3]! : 'pass'));
+  const file = transactionsFile('EMPTY2XX', 30);
+  const journal = path.join(world.dir, 'empty-2xx');
+
+  const run = await runClient(broken.baseUrl, world.tenant.apiKey, [
+    'send',
+    'transactions',
+    file,
+    '--journal',
+    journal,
+    '--batch',
+    '5',
+    '--retry-deadline',
+    '0',
+    '--json',
+  ]);
+
+  expect(summaryOf(run)).toMatchObject({ succeeded: 0, failed: 0, unprocessed: 30 });
+  expect(run.code).toBe(1);
+  expect(readResults(journal, 'succeeded')).toEqual([]);
+  expect(await storedIds(app, world.tenant.supplier, 'EMPTY2XX')).toEqual([]);
+
+  // Resumed where the service does the work but its first answers arrive short of their results.
+  let later = 0;
+  const short = await proxy(app.baseUrl, (req) =>
+    isWrite(req.url!) && later++ < 3 ? { rewrite: () => ({ results: [] }) } : 'pass',
+  );
+  const resumed = await runClient(short.baseUrl, world.tenant.apiKey, ['resume', journal, '--json']);
+
+  expect(summaryOf(resumed)).toMatchObject({ succeeded: 30, skipped: 0, failed: 0, unprocessed: 0 });
+  expect(resumed.code).toBe(0);
+  exactlyOnce(await storedIds(app, world.tenant.supplier, 'EMPTY2XX'), 'EMPTY2XX', 30);
+  const attempts = short.log.filter((e) => isWrite(e.path));
+  for (const [i, e] of attempts.entries()) {
+    if (typeof e.fault === 'object') expect(attempts.slice(i + 1).some((next) => next.key === e.key)).toBe(true);
   }
 });
 

@@ -13,15 +13,18 @@ import {
   writeLines,
   type ClientWorld,
 } from './client.fixture';
+import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
 let app: TestApp;
 let world: ClientWorld;
+const proxies: FaultProxy[] = [];
 
 beforeAll(async () => {
   app = await startTestApp({}, { workers: true });
   world = await clientWorld(app, 6);
 });
 afterAll(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
   await app.close();
   rmSync(world.dir, { recursive: true, force: true });
 });
@@ -116,6 +119,51 @@ describe('send', () => {
     expect(summaryOf(reconciled)).toMatchObject({ accounts: 6, accounts_differing: 0 });
     expect(summaryOf(reconciled).totals.transactions_count).toEqual({ expected: '36', found: '36', difference: '0' });
     expect(reconciled.code).toBe(0);
+  });
+
+  it('puts lines the service already holds with other values (matches_stored: false) in differs.ndjson, counted apart, exit 1', async () => {
+    const { supplier } = world.tenant;
+    const sent = [1, 2, 3, 4, 5, 6].map((i) => transaction(supplier, world.accounts[0]!, `D-${i}`, `${i}.00`));
+    const first = writeLines(
+      world.dir,
+      'differs-first.ndjson',
+      sent.map((t) => JSON.stringify(t)),
+    );
+    expect((await runClient(app.baseUrl, world.tenant.apiKey, ['send', 'transactions', first])).code).toBe(0);
+    const changed = new Set(['D-2', 'D-5']);
+    const again = writeLines(
+      world.dir,
+      'differs-again.ndjson',
+      sent.map((t) => JSON.stringify(changed.has(t.transaction_id) ? { ...t, amount: '99.00' } : t)),
+    );
+    // The service's additive field on the results it already had with other values, put where it goes
+    // (on the result), so this holds whichever service version answers.
+    type Results = { results: { transaction_data: { transaction_id: string } }[] };
+    const p = await startFaultProxy(app.baseUrl, (req) =>
+      req.url!.startsWith('/v1/data-import/')
+        ? {
+            rewrite: (body) => ({
+              results: (body as Results).results.map((r) =>
+                changed.has(r.transaction_data.transaction_id) ? { ...r, matches_stored: false } : r,
+              ),
+            }),
+          }
+        : 'pass',
+    );
+    proxies.push(p);
+    const journal = path.join(world.dir, 'differs-run');
+
+    const run = await runClient(p.baseUrl, world.tenant.apiKey, ['send', 'transactions', again, '--journal', journal]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('succeeded 0, already there 4, already there but different 2, failed 0');
+    expect(readResults(journal, 'differs')).toEqual([
+      expect.objectContaining({ line: 2, status: 'TRANSACTION_ALREADY_EXISTS', id: 'D-2' }),
+      expect.objectContaining({ line: 5, status: 'TRANSACTION_ALREADY_EXISTS', id: 'D-5' }),
+    ]);
+    expect(readResults(journal, 'succeeded').map((s) => s.line)).toEqual([1, 3, 4, 6]);
+    const resumed = await runClient(app.baseUrl, world.tenant.apiKey, ['resume', journal, '--json']);
+    expect(summaryOf(resumed)).toMatchObject({ succeeded: 0, skipped: 4, differs: 2, failed: 0, exit_code: 1 });
   });
 
   it('reads CSV with JSON cells: notes and statements arrive, and the reconciliation sees them', async () => {

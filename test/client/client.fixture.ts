@@ -78,8 +78,10 @@ export function writeLines(dir: string, name: string, lines: string[]): string {
   return file;
 }
 
+type ResultFile = 'succeeded' | 'differs' | 'failed' | 'unprocessed';
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function readResults(journal: string, name: 'succeeded' | 'failed' | 'unprocessed'): Record<string, any>[] {
+export function readResults(journal: string, name: ResultFile): Record<string, any>[] {
   const file = path.join(journal, `${name}.ndjson`);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')

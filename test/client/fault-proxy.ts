@@ -1,11 +1,19 @@
 // A small HTTP proxy in front of the app that misbehaves on request: answers 503 without forwarding,
 // forwards and then loses the answer (the service did the work, the client sees a 503), drops the
-// connection, holds a request before forwarding it, or answers for the service. It logs what passed, so tests can check which
+// connection, holds a request before forwarding it, answers for the service (JSON or raw text), or
+// forwards and rewrites the service's answer. It logs what passed, so tests can check which
 // Idempotency-Key and token each attempt carried.
 import { createServer, request as forward, type IncomingMessage, type Server } from 'node:http';
 
 export type Fault =
-  'pass' | 'reject-503' | 'lose-answer' | 'drop' | { holdMs: number } | { answer: number; body: unknown };
+  | 'pass'
+  | 'reject-503'
+  | 'lose-answer'
+  | 'drop'
+  | { holdMs: number }
+  | { answer: number; body: unknown }
+  | { answer: number; raw: string }
+  | { rewrite: (answer: unknown) => unknown };
 
 export interface ProxyLogEntry {
   at: number;
@@ -58,7 +66,7 @@ export async function startFaultProxy(
       if (typeof fault === 'object' && 'answer' in fault) {
         entry.status = fault.answer;
         res.writeHead(fault.answer, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify(fault.body));
+        return res.end('raw' in fault ? fault.raw : JSON.stringify(fault.body));
       }
       if (fault === 'drop') return req.socket.destroy();
       const send = () => {
@@ -76,15 +84,22 @@ export async function startFaultProxy(
             answer.on('end', () => {
               if (fault === 'lose-answer') return unavailable();
               entry.status = answer.statusCode;
-              res.writeHead(answer.statusCode!, answer.headers);
-              res.end(Buffer.concat(parts));
+              const text = Buffer.concat(parts);
+              if (typeof fault !== 'object' || !('rewrite' in fault)) {
+                res.writeHead(answer.statusCode!, answer.headers);
+                return res.end(text);
+              }
+              const rewritten = Buffer.from(JSON.stringify(fault.rewrite(JSON.parse(text.toString()))));
+              const { 'transfer-encoding': _chunked, ...headers } = answer.headers;
+              res.writeHead(answer.statusCode!, { ...headers, 'content-length': String(rewritten.length) });
+              res.end(rewritten);
             });
           },
         );
         upstream.on('error', () => res.destroy());
         upstream.end(body);
       };
-      if (typeof fault === 'object') setTimeout(send, fault.holdMs);
+      if (typeof fault === 'object' && 'holdMs' in fault) setTimeout(send, fault.holdMs);
       else send();
     });
   });
