@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ValidationError, type FieldError } from '../platform/errors';
 import { findUnstorableJson, issueToFieldError } from '../platform/validation';
+import { failingTransactionEcho } from './failing-echo';
 import { TransactionImportError } from './transaction.errors';
 import {
   ImportOptions,
@@ -48,7 +49,7 @@ function unstorableError(request: unknown, problem: FieldError): ValidationError
   if (index === undefined) return envelopeError([problem]);
   const submitted = (request as { transactions: unknown[] }).transactions[Number(index)];
   return new TransactionImportError(
-    submitted,
+    failingTransactionEcho(submitted),
     [problem],
     `Transaction ${index} failed validation: ${problem.detail} (${problem.attr})`,
   );
@@ -81,7 +82,7 @@ function failingTransactions(request: unknown, issues: z.core.$ZodIssue[]): Tran
   const named = typeof id === 'string' ? ` (transaction_id "${id}")` : '';
   const first = errors[0]!;
   return new TransactionImportError(
-    submitted,
+    failingTransactionEcho(submitted),
     errors,
     `Transaction ${index}${named} failed validation: ${first.detail} (${first.attr})`,
   );
