@@ -79,43 +79,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
 }
 
 /** Deeper than any payload the schemas describe (a line item's units sit at depth 6). */
-const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = 64;
 
-function tooDeep(visit: Visit): FieldError {
-  return {
-    attr: attrOf(pathOf(visit)),
-    code: 'max_depth',
-    detail: `Values may not be nested more than ${MAX_JSON_DEPTH} levels deep.`,
-  };
-}
-
-/**
- * The first value nested deeper than MAX_JSON_DEPTH, in document order. Run on every parsed body
- * before anything else reads it: schemas, echoes and JSON.stringify all recurse, and a few thousand
- * levels overflow their stack. Iterative, and it looks no deeper than the bound.
- */
-export function findTooDeep(body: unknown): FieldError | undefined {
-  const stack: Visit[] = [{ value: body, key: undefined, parent: undefined, depth: 0 }];
-  while (stack.length > 0) {
-    const visit = stack.pop()!;
-    const { value, depth } = visit;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return tooDeep(visit);
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--)
-        stack.push({ value: value[i] as unknown, key: i, parent: visit, depth: depth + 1 });
-      continue;
-    }
-    const keys = Object.keys(value);
-    for (let i = keys.length - 1; i >= 0; i--)
-      stack.push({
-        value: (value as Record<string, unknown>)[keys[i]!],
-        key: keys[i]!,
-        parent: visit,
-        depth: depth + 1,
-      });
-  }
-  return undefined;
+/** The error for a value nested past MAX_JSON_DEPTH at `attr`. */
+export function tooDeepError(attr: string): FieldError {
+  return { attr, code: 'max_depth', detail: `Values may not be nested more than ${MAX_JSON_DEPTH} levels deep.` };
 }
 
 // String.prototype.isWellFormed (Node 20; typed from ES2024, past this project's ES2023 lib): native, and
@@ -172,7 +140,7 @@ export function findUnstorableJson(body: unknown): FieldError | undefined {
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return tooDeep(visit);
+    if (depth >= MAX_JSON_DEPTH) return tooDeepError(attrOf(pathOf(visit)));
     // Children are pushed last to first, so the first offending value in document order is the one
     // reported; an object's keys are all checked before any of its values.
     if (Array.isArray(value)) {
