@@ -13,12 +13,15 @@ type Shape = Record<string, z.ZodType>;
 const MAX_ECHOED_ITEMS = 1_000;
 
 /** Without a known type: every field some type has, judged by the first type that has it. */
-const ANY_TYPE: Shape = Object.assign({}, ...[...Transaction.options].reverse().map((o) => o.shape as Shape));
+const ANY_TYPE: Shape = {};
+for (const variant of Transaction.options) {
+  for (const [key, schema] of Object.entries(variant.shape as Shape)) ANY_TYPE[key] ??= schema;
+}
 
 export function failingTransactionEcho(item: unknown): unknown {
   if (!isRecord(item)) return isScalar(item) ? item : null;
   const variant = Transaction.options.find((o) => o.shape.type.value === item.type);
-  return echoObject(variant ? (variant.shape as Shape) : ANY_TYPE, item);
+  return echoObject(variant ? variant.shape : ANY_TYPE, item);
 }
 
 function echoObject(shape: Shape, value: Record<string, unknown>): Record<string, unknown> {
@@ -36,11 +39,12 @@ function echoField(schema: z.ZodType, value: unknown): unknown {
   if (parsed.success) return parsed.data === undefined ? undefined : toJson(parsed.data);
   if (isScalar(value)) return value;
   const inner = unwrap(schema);
-  if (inner instanceof z.ZodObject && isRecord(value)) return echoObject(inner.shape as Shape, value);
+  if (inner instanceof z.ZodObject && isRecord(value)) return echoObject(inner.shape, value);
   if (inner instanceof z.ZodArray && Array.isArray(value) && value.length <= MAX_ECHOED_ITEMS) {
     const element = unwrap(inner.element as z.ZodType);
     if (element instanceof z.ZodObject) {
-      return value.map((v) => (isRecord(v) ? echoObject(element.shape as Shape, v) : isScalar(v) ? v : null));
+      const shape: Shape = element.shape;
+      return value.map((v): unknown => (isRecord(v) ? echoObject(shape, v) : isScalar(v) ? v : null));
     }
   }
   return undefined;
