@@ -1,11 +1,12 @@
 // The one place errors become HTTP answers. Routes never catch: they throw AppErrors (or let
 // unexpected errors fly) and this middleware writes the spec's bodies.
 import { randomUUID } from 'node:crypto';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { isPoolAcquireTimeout } from '../shared/platform/db';
 import {
   AppError,
   AuthenticationError,
+  codeOfErrorBody,
   OverloadError,
   requestLocation,
   UnavailableError,
@@ -49,7 +50,7 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
       res.set('WWW-Authenticate', 'Token');
     }
     if (err instanceof AppError) {
-      res.status(err.status).json(err.toBody());
+      sendBody(res, err.status, err.toBody(), { logger, err, path: req.path });
       return;
     }
     const parserError = err as HttpParserError;
@@ -76,6 +77,33 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
     logger.error({ err, errorId, path: req.path }, 'unexpected error');
     res.status(500).json({ detail: 'An unexpected error occurred.', code: 'server_error', error_id: errorId });
   };
+}
+
+/**
+ * Writes an error's body, whatever it holds: a value JSON.stringify cannot write (too deep, cyclic, a
+ * BigInt) must not become Express's own HTML page. The fallback is the 500 body, logged at error level.
+ */
+function sendBody(
+  res: Response,
+  status: number,
+  body: unknown,
+  context: { logger: Logger; err: unknown; path: string },
+) {
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch (serialisation) {
+    const errorId = randomUUID();
+    context.logger.error(
+      { err: context.err, serialisation, errorId, path: context.path },
+      'error body could not be serialised',
+    );
+    res.status(500).json({ detail: 'An unexpected error occurred.', code: 'server_error', error_id: errorId });
+    return;
+  }
+  // As res.json would have recorded it (api/observability.ts): this body is sent as text.
+  res.locals.errorCode = codeOfErrorBody(body);
+  res.status(status).type('application/json').send(text);
 }
 
 /** POST bodies must be JSON: anything else is refused before it reaches a route. */

@@ -12,6 +12,7 @@ import type { AppDeps } from './app-deps';
 import { authenticate } from './auth/authenticate';
 import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
+import { parseJsonBody } from './json-body';
 import { ConcurrencySlots, holdSlot } from './load-shedding';
 import { errorCodeOfResponse, httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
@@ -75,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
   const dataImport = express.Router();
   dataImport.use(authenticate(verifier));
   dataImport.use(organisationRateLimit(redis, config));
-  dataImport.use(parseJson(config.BODY_LIMIT_BYTES));
+  dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
   dataImport.post(['/transactions/create/', '/payment-instruction/create/'], queuedWriteCap(config));
   dataImport.use(accountRoutes({ db, logger, config, streams }));
   dataImport.use(reconciliationRoutes({ db, logger, config, streams }));

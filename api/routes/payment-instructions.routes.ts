@@ -4,11 +4,12 @@ import { Router } from 'express';
 import { requestPaymentInstruction } from '../../shared/payment-instructions/payment-instruction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
+import { onlyQueryParameters } from './query-parameters';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function paymentInstructionRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post('/payment-instruction/create/', async (req, res) => {
+  router.post('/payment-instruction/create/', onlyQueryParameters(), async (req, res) => {
     const { organisationId } = callerOf(req);
     const outcome = await requestPaymentInstruction(deps, {
       organisationId,

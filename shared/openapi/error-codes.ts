@@ -39,7 +39,12 @@ const concurrencyLimited: ErrorCatalogue = {
 };
 
 const jsonBody: ErrorCatalogue = {
-  400: { parse_error: 'The body is not valid JSON (`errors` is empty).' },
+  400: {
+    parse_error: 'The body is not valid JSON (`errors` is empty).',
+    max_depth: 'A value is nested more than 64 levels deep (refused before any field is checked).',
+    imprecise_number:
+      'A JSON number does not keep its value when read as a double (`1e-400`, `1e400`, digits past a double): send it as a decimal string.',
+  },
   413: { request_too_large: 'The body is over the configured size limit.' },
   415: {
     unsupported_media_type:
@@ -90,6 +95,10 @@ const fieldCodes: Record<string, string> = {
   null_characters_not_allowed: 'A string or key holds a NUL character, which the database cannot store.',
   surrogate_characters_not_allowed: 'A string or key holds a lone UTF-16 surrogate, which is not Unicode text.',
   max_depth: 'Values are nested more than 64 levels deep.',
+  unknown_query_parameter:
+    'A query parameter the endpoint does not take (`attr` is its name); options of the body, such as `dry_run`, go in the body.',
+  imprecise_number:
+    'A JSON number does not keep its value when read as a double (`1e-400`, `1e400`, digits past a double): send it as a decimal string.',
 };
 
 const decimalCodes: Record<string, string> = {
@@ -97,7 +106,7 @@ const decimalCodes: Record<string, string> = {
   max_decimal_places: 'A decimal has more places after the point than its format allows.',
   max_whole_digits: 'A decimal has more digits before the point than its format allows.',
   imprecise_number:
-    'A decimal sent as a JSON number has more than 15 significant digits, more than a JSON number carries exactly: send it as a decimal string.',
+    'A decimal sent as a JSON number has more than 15 significant digits, or does not keep its value when read as a double (`1e-400`): send it as a decimal string.',
 };
 
 const accountAlias: Record<string, string> = {

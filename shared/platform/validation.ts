@@ -79,7 +79,12 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.
 }
 
 /** Deeper than any payload the schemas describe (a line item's units sit at depth 6). */
-const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = 64;
+
+/** The error for a value nested past MAX_JSON_DEPTH at `attr`. */
+export function tooDeepError(attr: string): FieldError {
+  return { attr, code: 'max_depth', detail: `Values may not be nested more than ${MAX_JSON_DEPTH} levels deep.` };
+}
 
 // String.prototype.isWellFormed (Node 20; typed from ES2024, past this project's ES2023 lib): native, and
 // far cheaper than a look-around pattern over every string of a body.
@@ -100,7 +105,7 @@ export function isStorableText(s: string): boolean {
 }
 
 /** `attr` for a path: cut before the first key a dot-delimited path cannot spell (empty, or with a dot). */
-function attrOf(path: (string | number)[]): string {
+export function attrOf(path: (string | number)[]): string {
   const cut = path.findIndex((k) => typeof k === 'string' && (k === '' || k.includes('.')));
   return (cut === -1 ? path : path.slice(0, cut)).join('.') || 'non_field_errors';
 }
@@ -135,13 +140,7 @@ export function findUnstorableJson(body: unknown): FieldError | undefined {
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) {
-      return {
-        attr: attrOf(pathOf(visit)),
-        code: 'max_depth',
-        detail: `Values may not be nested more than ${MAX_JSON_DEPTH} levels deep.`,
-      };
-    }
+    if (depth >= MAX_JSON_DEPTH) return tooDeepError(attrOf(pathOf(visit)));
     // Children are pushed last to first, so the first offending value in document order is the one
     // reported; an object's keys are all checked before any of its values.
     if (Array.isArray(value)) {

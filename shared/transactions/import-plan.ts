@@ -9,6 +9,8 @@ import type { LockedAccount, NewTransaction, OpenPeriod } from './transaction.re
 import type { TransactionInput } from './transaction.schemas';
 
 export interface PlannedTransaction {
+  /** Its place in the request. */
+  index: number;
   transaction: TransactionInput;
   data: TransactionData;
   add: boolean;
@@ -18,7 +20,8 @@ export interface PlannedTransaction {
 
 /**
  * Every transaction planned (in request order), and the ones the open period refuses. `echoes`: each
- * transaction's echo when already at hand (a job's payload), else it is built here.
+ * transaction's echo when already at hand (a job's payload), else it is built here. `positions`: each
+ * transaction's place in the request, when only some of a request's transactions are planned.
  */
 export function planImport(
   transactions: TransactionInput[],
@@ -26,22 +29,24 @@ export function planImport(
   account: LockedAccount,
   force: boolean,
   echoes?: TransactionData[],
+  positions?: number[],
 ): { planned: PlannedTransaction[]; rejected: Rejection[] } {
   const planned: PlannedTransaction[] = [];
   const rejected: Rejection[] = [];
-  for (const [index, transaction] of transactions.entries()) {
-    const data = echoes?.[index] ?? toTransactionData(transaction);
+  for (const [i, transaction] of transactions.entries()) {
+    const index = positions?.[i] ?? i;
+    const data = echoes?.[i] ?? toTransactionData(transaction);
     const submittedDate = transaction.transaction_date;
     // Skipped transactions are not held to the period: a retry after the period rolled over still passes.
     if (existing.has(transaction.transaction_id)) {
-      planned.push({ transaction, data, add: false, date: submittedDate });
+      planned.push({ index, transaction, data, add: false, date: submittedDate });
       continue;
     }
     const period = account.openPeriod;
     const date = period ? nearestDayWithin(period, submittedDate) : submittedDate;
     if (!period) rejected.push(noOpenPeriod(index, data, account));
     else if (date !== submittedDate && !force) rejected.push(outsidePeriod(index, data, account, period));
-    planned.push({ transaction, data, add: true, date });
+    planned.push({ index, transaction, data, add: true, date });
   }
   return { planned, rejected };
 }
@@ -49,8 +54,10 @@ export function planImport(
 /** One failing transaction: its place in the request, its echo and its field errors. */
 export interface Rejection {
   index: number;
-  data: TransactionData;
+  data: unknown;
   errors: FieldError[];
+  /** The answer's `error_detail` when this one is first; else its first error's detail. */
+  summary?: string;
 }
 
 /** The request's 400: the first failing transaction on top, every one's field errors in request order. */
@@ -60,7 +67,7 @@ export function rejectionOf(rejected: Rejection[]): TransactionImportError {
   return new TransactionImportError(
     first.data,
     ordered.flatMap((r) => r.errors),
-    first.errors[0]!.detail,
+    first.summary ?? first.errors[0]!.detail,
   );
 }
 

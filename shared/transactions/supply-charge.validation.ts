@@ -20,8 +20,10 @@ export interface SupplyChargeState {
 export function addedSupplyCharges(
   planned: PlannedTransaction[],
 ): { index: number; plan: PlannedTransaction; charge: SupplyCharge }[] {
-  return planned.flatMap((plan, index) =>
-    plan.add && plan.transaction.type === 'SUPPLY_CHARGE' ? [{ index, plan, charge: plan.transaction }] : [],
+  return planned.flatMap((plan) =>
+    plan.add && plan.transaction.type === 'SUPPLY_CHARGE'
+      ? [{ index: plan.index, plan, charge: plan.transaction }]
+      : [],
   );
 }
 

@@ -11,7 +11,8 @@ export function toTransactionData(t: TransactionInput): TransactionData {
   return toJson(t) as TransactionData;
 }
 
-function toJson(value: unknown): unknown {
+/** A checked value in its echo's JSON form (a Decimal as a money string). */
+export function toJson(value: unknown): unknown {
   // Most values are strings and numbers: settled before the Decimal check.
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Decimal) return formatMoney(value);

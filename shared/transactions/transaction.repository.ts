@@ -232,3 +232,17 @@ export async function findChargedPeriods(
   );
   return rows.map((r) => ({ supplyPoint: r.supply_point, startDate: r.start_date, endDate: r.end_date }));
 }
+
+/**
+ * The account's open statement period, read without a lock: for the API's checks of a request that
+ * already fails (never queued), where a period closing meanwhile changes nothing that is written.
+ */
+export async function findOpenPeriod(db: Sql, accountId: number): Promise<OpenPeriod | null> {
+  const { rows } = await db.query<{ starts_on: string; ends_on: string | null }>(
+    `SELECT starts_on::text AS starts_on, ends_on::text AS ends_on
+       FROM statement_periods WHERE account_id = $1 AND is_open`,
+    [accountId],
+  );
+  const row = rows[0];
+  return row ? { startsOn: row.starts_on, endsOn: row.ends_on } : null;
+}

@@ -15,16 +15,12 @@ import {
   toNewTransaction,
   type PlannedTransaction,
 } from './import-plan';
-import {
-  addedSupplyCharges,
-  checkSupplyCharges,
-  coveredDays,
-  type SupplyChargeState,
-} from './supply-charge.validation';
+import { loadSupplyChargeState, withDataChecks } from './data-checks';
+import { checkSupplyCharges } from './supply-charge.validation';
 import { toTransactionImportJson } from './transaction.job-payload';
 import * as repo from './transaction.repository';
 import type { LockedAccount } from './transaction.repository';
-import { parseTransactionImport, type TransactionImport } from './transaction.validation';
+import { parseTransactionImport, TransactionFieldErrors, type TransactionImport } from './transaction.validation';
 
 /** The API's half: checks (400s and 404s never queue), then queues the validated request and waits. */
 export async function requestTransactionImport(
@@ -32,7 +28,7 @@ export async function requestTransactionImport(
   req: { organisationId: number; headers: RequestHeaders; traceId?: string; query: unknown; body: unknown },
 ): Promise<QueuedRequestOutcome> {
   const headers = parseRequestHeaders(req.headers);
-  const checked = parseTransactionImport({ options: req.query, request: req.body }, { maxItems: deps.maxItems });
+  const checked = await checkedImport(deps, req);
   const account = await resolveWritableAccount(deps.db, req.organisationId, checked.request);
   return deps.queued.submit({
     job: 'importTransactions',
@@ -42,6 +38,19 @@ export async function requestTransactionImport(
     traceId: req.traceId,
     payload: toTransactionImportJson(checked),
   });
+}
+
+/** The request's import, or its 400 naming every failing transaction (field and stored-data checks). */
+async function checkedImport(
+  deps: { db: Database; maxItems: number },
+  req: { organisationId: number; query: unknown; body: unknown },
+): Promise<TransactionImport> {
+  try {
+    return parseTransactionImport({ options: req.query, request: req.body }, { maxItems: deps.maxItems });
+  } catch (err) {
+    if (err instanceof TransactionFieldErrors) throw await withDataChecks(deps.db, req.organisationId, req.body, err);
+    throw err;
+  }
 }
 
 /** One queued request's import, as a worker runs it. */
@@ -117,22 +126,6 @@ export async function importTransactionGroup(
     outcomes.set(run, created(planned, ids.get(run.accountId)!));
   }
   return runs.map((run) => outcomes.get(run)!);
-}
-
-/** The catalogue and charged periods the request's new supply charges meet; nothing is read without any. */
-async function loadSupplyChargeState(
-  tx: Sql,
-  accountId: number,
-  planned: PlannedTransaction[],
-): Promise<SupplyChargeState> {
-  const charges = addedSupplyCharges(planned).map((c) => c.charge);
-  if (charges.length === 0) return { products: new Map(), charged: [] };
-  const days = charges.flatMap((c) => c.line_items.map(coveredDays));
-  const from = days.reduce((min, d) => (d.from < min ? d.from : min), days[0]!.from);
-  const until = days.reduce((max, d) => (d.until > max ? d.until : max), days[0]!.until);
-  // One after the other: both run on the one connection of the import's transaction.
-  const products = await repo.findProductRates(tx, [...new Set(charges.map((c) => c.product_code))]);
-  return { products, charged: await repo.findChargedPeriods(tx, accountId, from, until) };
 }
 
 function created(planned: PlannedTransaction[], ids: Map<string, number>): QueuedRequestOutcome {

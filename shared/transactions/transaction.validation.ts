@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { ValidationError, type FieldError } from '../platform/errors';
 import { findUnstorableJson, issueToFieldError } from '../platform/validation';
+import { failingTransactionEcho } from './failing-echo';
+import type { Rejection } from './import-plan';
 import { TransactionImportError } from './transaction.errors';
 import {
   ImportOptions,
@@ -36,22 +38,45 @@ export function parseTransactionImport(
   const issues = request.success ? [] : request.error.issues;
   const envelopeErrors = [...optionErrors, ...issues.filter((i) => itemIndex(i) === undefined).map(toFieldError)];
   if (envelopeErrors.length > 0) throw envelopeError(envelopeErrors);
-  if (!request.success || !options.success) throw failingTransactions(raw.request, issues);
+  if (!options.success) throw envelopeError(optionErrors);
+  if (!request.success) throw failingTransactions(raw.request, issues, options.data);
   const unstorable = findUnstorableJson(raw.request);
-  if (unstorable) throw unstorableError(raw.request, unstorable);
+  if (unstorable) throw unstorableError(raw.request, unstorable, options.data);
   return { options: options.data, request: request.data };
 }
 
 /** Text the database cannot hold, or nesting past any schema: on a transaction, that transaction fails. */
-function unstorableError(request: unknown, problem: FieldError): ValidationError | TransactionImportError {
+function unstorableError(
+  request: unknown,
+  problem: FieldError,
+  options: ImportOptionsData,
+): ValidationError | TransactionFieldErrors {
   const index = /^transactions\.(\d+)(\.|$)/.exec(problem.attr)?.[1];
   if (index === undefined) return envelopeError([problem]);
   const submitted = (request as { transactions: unknown[] }).transactions[Number(index)];
-  return new TransactionImportError(
-    submitted,
-    [problem],
-    `Transaction ${index} failed validation: ${problem.detail} (${problem.attr})`,
+  const summary = `Transaction ${index} failed validation: ${problem.detail} (${problem.attr})`;
+  return new TransactionFieldErrors(
+    [{ index: Number(index), data: failingTransactionEcho(submitted), errors: [problem], summary }],
+    options,
   );
+}
+
+/**
+ * Transactions that failed their field checks: the request's 400 as the field checks alone see it, and
+ * where the API's data checks (shared/transactions/data-checks.ts) start from to list every failing one.
+ */
+export class TransactionFieldErrors extends TransactionImportError {
+  constructor(
+    readonly rejections: Rejection[],
+    readonly options: ImportOptionsData,
+  ) {
+    const first = rejections[0]!;
+    super(
+      first.data,
+      rejections.flatMap((r) => r.errors),
+      first.summary ?? first.errors[0]!.detail,
+    );
+  }
 }
 
 function itemLimitError(request: unknown, maxItems: number | undefined): FieldError | undefined {
@@ -71,20 +96,29 @@ function itemIndex(issue: z.core.$ZodIssue): number | undefined {
   return field === 'transactions' && typeof index === 'number' ? index : undefined;
 }
 
-function failingTransactions(request: unknown, issues: z.core.$ZodIssue[]): TransactionImportError {
+function failingTransactions(
+  request: unknown,
+  issues: z.core.$ZodIssue[],
+  options: ImportOptionsData,
+): TransactionFieldErrors {
   // Stable sort: each transaction's errors stay in the schema's order, transactions in the request's.
   const byItem = issues.map((issue) => ({ index: itemIndex(issue)!, issue })).sort((a, b) => a.index - b.index);
-  const index = byItem[0]!.index;
-  const errors = byItem.map((e) => toFieldError(e.issue));
-  const submitted = (request as { transactions: unknown[] }).transactions[index];
-  const id = (submitted as { transaction_id?: unknown } | null)?.transaction_id;
-  const named = typeof id === 'string' ? ` (transaction_id "${id}")` : '';
-  const first = errors[0]!;
-  return new TransactionImportError(
-    submitted,
-    errors,
-    `Transaction ${index}${named} failed validation: ${first.detail} (${first.attr})`,
-  );
+  const items = (request as { transactions: unknown[] }).transactions;
+  const rejections: Rejection[] = [];
+  for (const { index, issue } of byItem) {
+    const error = toFieldError(issue);
+    const last = rejections.at(-1);
+    if (last?.index === index) {
+      last.errors.push(error);
+      continue;
+    }
+    const submitted = items[index];
+    const id = (submitted as { transaction_id?: unknown } | null)?.transaction_id;
+    const named = typeof id === 'string' ? ` (transaction_id "${id}")` : '';
+    const summary = `Transaction ${index}${named} failed validation: ${error.detail} (${error.attr})`;
+    rejections.push({ index, data: failingTransactionEcho(submitted), errors: [error], summary });
+  }
+  return new TransactionFieldErrors(rejections, options);
 }
 
 /**

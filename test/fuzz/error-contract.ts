@@ -22,6 +22,7 @@ export const STABLE_CODES = new Set([
   'null_characters_not_allowed',
   'surrogate_characters_not_allowed',
   'max_depth',
+  'unknown_query_parameter',
   // request level
   'invalid_idempotency_key',
   'import_supplier_migration_not_ongoing',

@@ -97,7 +97,11 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     expect(res.body).toEqual({
       status: 'TRANSACTION_IMPORT_ERROR',
       error_detail: expect.any(String) as unknown,
-      transaction_data: JSON.parse(JSON.stringify(submitted)) as unknown,
+      // Normalised (issue 17 item 7): a valid amount as a decimal string, an invalid one as sent.
+      transaction_data: {
+        ...JSON.parse(JSON.stringify(submitted)),
+        ...('amount' in overrides ? {} : { amount: '71.00' }),
+      },
       errors: expect.arrayContaining([
         { attr: `transactions.1.${field}`, code, detail: expect.any(String) as unknown },
       ]) as unknown,
@@ -198,7 +202,7 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     const res = await rejected(envelope(tenant, account, [payment('1'), payment('2'), payment('1')]));
 
     expect(res.status).toBe(400);
-    expect(res.body.transaction_data).toEqual(payment('1'));
+    expect(res.body.transaction_data).toEqual(payment('1', { amount: '71.00' }));
     expect(res.body.errors).toEqual([
       {
         attr: 'transactions.2.transaction_id',
