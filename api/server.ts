@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps): Express {
     ttlMs: config.TOKEN_CACHE_SECONDS * 1000,
   });
   const refuseRevoked = revocationCheck({
-    load: () => loadRevocations(db, deps.now?.() ?? new Date()),
+    load: () => loadRevocations(db, new Date()),
     refreshMs: config.TOKEN_REVOCATION_REFRESH_MS,
   });
   const app = express();
