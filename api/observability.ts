@@ -1,28 +1,45 @@
-// Per-request plumbing: a request id (accepted from X-Request-Id or generated, echoed back, carried
-// into jobs), one JSON log line per request, and the HTTP metrics.
+// Per-request plumbing: a request id (always ours, echoed back, carried into jobs), one JSON log line
+// per request, and the HTTP metrics.
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { codeOfErrorBody } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 import type { Metrics } from '../shared/platform/metrics';
 
-const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Longest client-chosen X-Request-Id kept for the log line; the rest is cut. */
+const CLIENT_REQUEST_ID_MAX_LENGTH = 128;
+// C0 and C1 controls, DEL, and the line and paragraph separators: nothing that could fake a line break
+// or move a terminal's cursor when the log is read.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 declare module 'express-serve-static-core' {
   interface Request {
     requestId?: string;
+    /** The client's own X-Request-Id, bounded and made printable, for the log line only. */
+    clientRequestId?: string;
   }
 }
 
+/**
+ * The request's id is generated here, never taken from the client: a client-chosen one would let one
+ * tenant write log lines (and job lines) under an id another tenant uses. The client's own
+ * X-Request-Id is kept apart, as `client_request_id`, so a migration script can still find its lines.
+ */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const given = req.get('x-request-id');
-    // The length first: the pattern then only ever runs on at most 128 characters.
-    const id = given && given.length <= 128 && ACCEPTABLE_REQUEST_ID.test(given) ? given : randomUUID();
-    req.requestId = id;
-    res.set('X-Request-Id', id);
+    req.requestId = randomUUID();
+    req.clientRequestId = clientRequestId(req.get('x-request-id'));
+    res.set('X-Request-Id', req.requestId);
     next();
   };
+}
+
+function clientRequestId(given: string | undefined): string | undefined {
+  if (given === undefined) return undefined;
+  // Cut before the pattern runs, and cut again after: what is left is at most the bound.
+  const printable = given.slice(0, CLIENT_REQUEST_ID_MAX_LENGTH * 2).replace(UNPRINTABLE, '');
+  return printable.slice(0, CLIENT_REQUEST_ID_MAX_LENGTH) || undefined;
 }
 
 /**
@@ -61,7 +78,12 @@ export function requestLogger(logger: Logger): RequestHandler {
       const aborted = !res.writableFinished;
       const status = res.statusCode;
       const line = {
-        req: { id: req.requestId, method: req.method, path: req.originalUrl.split('?')[0] },
+        req: {
+          id: req.requestId,
+          client_request_id: req.clientRequestId,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+        },
         organisation: req.caller?.organisationId,
         res: { status, errorCode: res.locals.errorCode as string | undefined },
         responseTime: Math.round(performance.now() - started),

@@ -1,8 +1,9 @@
 // The HTTP facade: createApp wires routes to their dependencies; startApi/stop own the listener.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createTokenSigner } from '../shared/auth/access-token';
+import { loadRevocations } from '../shared/auth/revocation.use-cases';
 import type { Config } from '../shared/platform/config';
 import { createJobQueues } from '../shared/platform/jobs';
 import { processMetrics } from '../shared/platform/metrics';
@@ -10,6 +11,7 @@ import { createRedis, untilReady } from '../shared/platform/redis';
 import { createQueuedRequests } from '../shared/requests/queued-request';
 import type { AppDeps } from './app-deps';
 import { authenticate } from './auth/authenticate';
+import { revocationCheck } from './auth/revocation-check';
 import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { parseJsonBody } from './json-body';
@@ -37,6 +39,10 @@ export function createApp(deps: AppDeps): Express {
   const verifier = cachingVerifier(signer, {
     maxEntries: config.TOKEN_CACHE_SIZE,
     ttlMs: config.TOKEN_CACHE_SECONDS * 1000,
+  });
+  const refuseRevoked = revocationCheck({
+    load: () => loadRevocations(db, new Date()),
+    refreshMs: config.TOKEN_REVOCATION_REFRESH_MS,
   });
   const app = express();
   app.disable('x-powered-by');
@@ -74,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   const dataImport = express.Router();
-  dataImport.use(authenticate(verifier));
+  dataImport.use(authenticate(verifier, refuseRevoked));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
   dataImport.post(['/transactions/create/', '/payment-instruction/create/'], queuedWriteCap(config));
@@ -115,10 +121,27 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-function listen(app: Express, port: number, host: string): Promise<{ server: Server; port: number }> {
+/**
+ * A listener with time-outs fit for this API instead of Node's (a minute for headers, five for a
+ * request): a socket that trickles its headers is answered 408 and closed, and one listener holds at
+ * most HTTP_MAX_CONNECTIONS sockets. Node checks the time-outs only every connectionsCheckingInterval
+ * (30 s by default), so that is kept a fraction of the headers time-out.
+ */
+function listen(app: Express, config: Config, port: number, host: string): Promise<{ server: Server; port: number }> {
+  const server = createServer(
+    {
+      headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(config.HTTP_HEADERS_TIMEOUT_MS / 4)),
+    },
+    app,
+  );
+  server.maxConnections = config.HTTP_MAX_CONNECTIONS;
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => {
-      if (err) return reject(err);
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
       const address = server.address();
       resolve({ server, port: typeof address === 'object' && address ? address.port : port });
     });
@@ -138,12 +161,17 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
   const streams = deps.streams ?? createStreamSlots(deps.config);
   let stopping = false;
   const app = createApp({ ...deps, queues, redis, metrics, queued, streams, stopping: () => stopping });
-  const { server, port } = await listen(app, deps.config.PORT, deps.config.HOST);
-  const staffPort = deps.config.STAFF_PORT;
+  const { config } = deps;
+  const { server, port } = await listen(app, config, config.PORT, config.HOST);
   const staff =
-    staffPort === undefined
+    config.STAFF_PORT === undefined
       ? undefined
-      : await listen(createStaffApp({ ...deps, queues, redis, metrics, streams }), staffPort, deps.config.HOST);
+      : await listen(
+          createStaffApp({ ...deps, queues, redis, metrics, streams }),
+          config,
+          config.STAFF_PORT,
+          config.STAFF_HOST,
+        );
   return {
     server,
     port,

@@ -1,6 +1,7 @@
 // The staff pages on a listener of their own (STAFF_PORT), the production setting: the port can be
 // kept off the internet by a firewall or a proxy rule, so a password guesser or an exploit in the
-// dashboard never meets the public API's port. The main app then serves no staff page.
+// dashboard never meets the public API's port. The main app then serves no staff page. It binds
+// STAFF_HOST (loopback unless set), never the public HOST: a forgotten firewall rule exposes nothing.
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Metrics } from '../shared/platform/metrics';

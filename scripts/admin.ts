@@ -13,6 +13,8 @@ import {
   assignSuppliers,
   createApiKey,
   createOrganisation,
+  disableOrganisation,
+  enableOrganisation,
   listApiKeys,
   listOrganisations,
   revokeApiKey,
@@ -159,6 +161,19 @@ const COMMANDS: Record<string, Command> = {
     run: (db, [organisation, ...suppliers]) => unassignSuppliers(db, { organisation, suppliers }),
   },
   'organisations list': { args: [], description: 'List organisations.', run: (db) => listOrganisations(db) },
+  'organisations disable': {
+    args: ['<name>'],
+    description:
+      'Emergency stop: the organisation gets no token, and its tokens are refused within seconds on every API process.',
+    details:
+      'Its API keys and refresh tokens are kept: `organisations enable` restores its access as it was. To end one leaked key for good, use `api-keys revoke`.',
+    run: (db, [organisation]) => disableOrganisation(db, { organisation }),
+  },
+  'organisations enable': {
+    args: ['<name>'],
+    description: 'Let a disabled organisation obtain and use tokens again.',
+    run: (db, [organisation]) => enableOrganisation(db, { organisation }),
+  },
   'api-keys create': {
     args: ['<organisation>'],
     options: { label: { type: 'string' } },
@@ -175,7 +190,8 @@ const COMMANDS: Record<string, Command> = {
   },
   'api-keys revoke': {
     args: ['<id>'],
-    description: "Revoke an API key and its organisation's refresh tokens.",
+    description:
+      'Revoke an API key: it signs in no more, its refresh tokens are revoked, and the access tokens it issued are refused within seconds on every API process.',
     run: (db, [id]) => revokeApiKey(db, { id }),
   },
   'accounts stage': {

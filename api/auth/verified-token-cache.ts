@@ -2,9 +2,8 @@
 // does not pay the HMAC and claim checks again. Keyed by the exact token text: a hit means these very
 // bytes passed verification before. An entry lives at most TOKEN_CACHE_SECONDS and never past the
 // token's own `exp`; failures are never remembered. Bounded: past TOKEN_CACHE_SIZE entries the oldest
-// goes first. Revocation: access tokens are not revocable today (revoking an API key ends its refresh
-// tokens; issued access tokens run to `exp`), so the cache changes no answer. A revocation check added
-// later must run after this cache on every request, or accept TOKEN_CACHE_SECONDS of delay.
+// goes first. Revocation is checked after this cache on every request (revocation-check.ts), so a
+// remembered token is refused as soon as its key is revoked.
 import type { AccessTokenClaims, TokenSigner } from '../../shared/auth/access-token';
 
 export interface TokenCacheOptions {
@@ -25,7 +24,7 @@ export function cachingVerifier(signer: TokenSigner, opts: TokenCacheOptions): T
   // Map keeps insertion order: the first key is the oldest entry.
   const entries = new Map<string, Entry>();
   return {
-    sign: (organisationId, nowSeconds) => signer.sign(organisationId, nowSeconds),
+    sign: (origin, nowSeconds) => signer.sign(origin, nowSeconds),
     async verify(token) {
       const at = now();
       const hit = entries.get(token);

@@ -34,6 +34,8 @@ export const OrganisationSuppliers = z.strictObject({
   suppliers: z.array(SupplierReference).min(1),
 });
 
+export const OrganisationRef = z.strictObject({ organisation: OrganisationName });
+
 export const ApiKeyCreate = z.strictObject({
   organisation: OrganisationName,
   label: z.string().max(200).default(''),

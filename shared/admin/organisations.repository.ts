@@ -5,6 +5,7 @@ const ORGANISATION = {
   id: true,
   name: true,
   createdAt: true,
+  disabledAt: true,
   suppliers: { select: { supplierCode: true }, orderBy: { supplierCode: 'asc' } },
   _count: { select: { apiKeys: { where: { revokedAt: null } } } },
 } as const;
@@ -30,6 +31,14 @@ export async function insertOrganisationIfAbsent(db: DbClient, name: string): Pr
 export async function upsertOrganisation(db: DbClient, name: string): Promise<number> {
   const org = await db.organisation.upsert({ where: { name }, create: { name }, update: {}, select: { id: true } });
   return org.id;
+}
+
+/** Disables the organisation unless it already is (the first time is kept), or enables it (`at` null). */
+export async function setOrganisationDisabled(db: DbClient, id: number, at: Date | null): Promise<void> {
+  await db.organisation.updateMany({
+    where: { id, disabledAt: at === null ? { not: null } : null },
+    data: { disabledAt: at },
+  });
 }
 
 export async function addOrganisationSuppliers(db: DbClient, organisationId: number, codes: string[]): Promise<void> {

@@ -6,7 +6,14 @@ import type { Database, DbClient } from '../platform/db';
 import { ConflictError, NotFoundError } from '../platform/errors';
 import { formatDateTime } from '../platform/fields';
 import { parseOrThrow } from '../platform/validation';
-import { ApiKeyCreate, ApiKeyList, ApiKeyRevoke, OrganisationCreate, OrganisationSuppliers } from './admin.schemas';
+import {
+  ApiKeyCreate,
+  ApiKeyList,
+  ApiKeyRevoke,
+  OrganisationCreate,
+  OrganisationRef,
+  OrganisationSuppliers,
+} from './admin.schemas';
 import * as repo from './organisations.repository';
 import { checkSupplierReferences } from './suppliers.use-cases';
 
@@ -20,6 +27,7 @@ function organisationView(o: OrganisationRow) {
     suppliers: o.suppliers.map((s) => s.supplierCode),
     active_api_keys: o._count.apiKeys,
     created_at: formatDateTime(o.createdAt),
+    disabled_at: o.disabledAt ? formatDateTime(o.disabledAt) : null,
   };
 }
 
@@ -76,6 +84,28 @@ export async function unassignSuppliers(db: Database, input: unknown) {
   });
 }
 
+/**
+ * The emergency stop of one organisation: from now on it obtains no token, and every API process
+ * refuses the tokens it holds within TOKEN_REVOCATION_REFRESH_MS. Its keys and refresh tokens are kept,
+ * so `enableOrganisation` gives it back its access as it was; revoke a key to end that key for good.
+ */
+export async function disableOrganisation(db: Database, input: unknown, now: Date = new Date()) {
+  return setDisabled(db, input, now);
+}
+
+export async function enableOrganisation(db: Database, input: unknown) {
+  return setDisabled(db, input, null);
+}
+
+async function setDisabled(db: Database, input: unknown, at: Date | null) {
+  const { organisation } = parseOrThrow(OrganisationRef, input);
+  return db.prisma.$transaction(async (tx) => {
+    const org = await findOrganisation(tx, organisation);
+    await repo.setOrganisationDisabled(tx, org.id, at);
+    return organisationView(await findOrganisation(tx, organisation));
+  });
+}
+
 export async function listOrganisations(db: Database) {
   return (await repo.listOrganisations(db.prisma)).map(organisationView);
 }
@@ -101,8 +131,8 @@ export async function listApiKeys(db: Database, input: unknown) {
 /**
  * Revokes the key (revoking it again changes nothing) and every live refresh token of the families it
  * started, atomically: updating the key row waits for every sign-in or refresh holding it, so the
- * token revocation that follows sees all they issued, and none can start after. Access tokens already
- * issued stay valid until they expire.
+ * token revocation that follows sees all they issued, and none can start after. Access tokens it
+ * issued are refused by every API process within TOKEN_REVOCATION_REFRESH_MS (api/auth/revocation-check.ts).
  */
 export async function revokeApiKey(db: Database, input: unknown, now: Date = new Date()) {
   const { id } = parseOrThrow(ApiKeyRevoke, input);

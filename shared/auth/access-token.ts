@@ -1,5 +1,7 @@
 // Access tokens are HS256 JWTs signed with TOKEN_SECRET. Only HS256 is accepted on the way in, so
-// `alg: none` and algorithm-confusion tokens fail verification.
+// `alg: none` and algorithm-confusion tokens fail verification. Each names the API key it was issued
+// from (`key`), so revoking that key refuses it at once (api/auth/revocation-check.ts); a token
+// without one (issued before keys were named) is refused, and its client signs in again.
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { AuthenticationError } from '../platform/errors';
 
@@ -10,30 +12,39 @@ const ALGORITHM = 'HS256';
 export interface AccessTokenClaims {
   sub: string;
   org: number;
+  /** The id of the API key whose sign-in (or refresh chain) issued the token. */
+  key: number;
   iat: number;
   exp: number;
   iss: string;
   aud: string;
 }
 
+/** Who a token is for: the organisation, and the API key it was issued from. */
+export interface TokenOrigin {
+  organisationId: number;
+  apiKeyId: number;
+}
+
 export interface TokenSigner {
-  sign(organisationId: number, nowSeconds: number): Promise<{ token: string; payload: AccessTokenClaims }>;
+  sign(origin: TokenOrigin, nowSeconds: number): Promise<{ token: string; payload: AccessTokenClaims }>;
   verify(token: string): Promise<AccessTokenClaims>;
 }
 
 export function createTokenSigner(secret: string, ttlSeconds: number): TokenSigner {
   const key = new TextEncoder().encode(secret);
   return {
-    async sign(organisationId, nowSeconds) {
+    async sign({ organisationId, apiKeyId }, nowSeconds) {
       const payload: AccessTokenClaims = {
         sub: `organisation:${organisationId}`,
         org: organisationId,
+        key: apiKeyId,
         iat: nowSeconds,
         exp: nowSeconds + ttlSeconds,
         iss: ISSUER,
         aud: AUDIENCE,
       };
-      const token = await new SignJWT({ org: organisationId })
+      const token = await new SignJWT({ org: organisationId, key: apiKeyId })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(payload.sub)
         .setIssuedAt(payload.iat)
@@ -52,7 +63,7 @@ export function createTokenSigner(secret: string, ttlSeconds: number): TokenSign
           // jose checks exp only when it is present: a token without one would never expire.
           requiredClaims: ['exp', 'iat'],
         });
-        if (typeof payload.org !== 'number' || !Number.isInteger(payload.org)) {
+        if (!Number.isSafeInteger(payload.org) || !Number.isSafeInteger(payload.key)) {
           throw new AuthenticationError('authentication_failed', 'Invalid token.');
         }
         return payload as unknown as AccessTokenClaims;

@@ -10,19 +10,34 @@
 // time, a few milliseconds each.
 import type { DbClient } from '../platform/db';
 
+// "Active" also means the key's organisation is not disabled. Only the key row is locked: a token
+// issued just before an organisation is disabled is refused by the revocation check all the same.
+
 /** The active key with this digest, locked against revocation until the transaction ends. */
 export async function lockActiveApiKeyByDigest(db: DbClient, hash: string) {
   const rows = await db.$queryRaw<{ id: number; organisation_id: number; hash: string }[]>`
-    SELECT id, organisation_id, hash FROM api_keys WHERE hash = ${hash} AND revoked_at IS NULL FOR NO KEY UPDATE`;
+    SELECT k.id, k.organisation_id, k.hash FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
+     WHERE k.hash = ${hash} AND k.revoked_at IS NULL AND o.disabled_at IS NULL FOR NO KEY UPDATE OF k`;
   return rows[0];
 }
 
 /** Whether the key is still active, locking it against revocation until the transaction ends. */
 export async function lockActiveApiKey(db: DbClient, id: number): Promise<boolean> {
-  const rows = await db.$queryRaw<
-    { id: number }[]
-  >`SELECT id FROM api_keys WHERE id = ${id} AND revoked_at IS NULL FOR NO KEY UPDATE`;
+  const rows = await db.$queryRaw<{ id: number }[]>`
+    SELECT k.id FROM api_keys k JOIN organisations o ON o.id = k.organisation_id
+     WHERE k.id = ${id} AND k.revoked_at IS NULL AND o.disabled_at IS NULL FOR NO KEY UPDATE OF k`;
   return rows.length === 1;
+}
+
+/**
+ * Keys revoked since `since` (earlier revocations have outlived every token they could have issued)
+ * and the organisations disabled now.
+ */
+export async function findRevocations(db: DbClient, since: Date) {
+  return db.$queryRaw<{ kind: 'key' | 'organisation'; id: number }[]>`
+    SELECT 'key' AS kind, id FROM api_keys WHERE revoked_at > ${since}
+    UNION ALL
+    SELECT 'organisation', id FROM organisations WHERE disabled_at IS NOT NULL`;
 }
 
 /** The key a refresh token's family started from (never changes, so no lock is needed to read it). */

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, DbClient } from '../platform/db';
 import { AppError } from '../platform/errors';
-import type { AccessTokenClaims, TokenSigner } from './access-token';
+import type { AccessTokenClaims, TokenOrigin, TokenSigner } from './access-token';
 import * as repo from './auth.repository';
 import { API_KEY_MAX_LENGTH, digest, digestsEqual, generateRefreshToken, REFRESH_TOKEN_MAX_LENGTH } from './secrets';
 
@@ -37,13 +37,14 @@ export async function obtainTokenWithApiKey(deps: AuthDeps, apiKey: string): Pro
   // token is ever issued after a revocation commits (auth.repository.ts).
   return deps.db.prisma.$transaction(async (tx) => {
     const key = await repo.lockActiveApiKeyByDigest(tx, hash);
-    // One answer for unknown, revoked and malformed keys: nothing tells a guesser which organisations exist.
+    // One answer for unknown, revoked and malformed keys and disabled organisations: nothing tells a
+    // guesser which organisations exist.
     if (!key || !digestsEqual(key.hash, hash)) {
       throw new TokenRequestError('invalid_api_key', 'Invalid data.');
     }
     const origin = { organisationId: key.organisation_id, apiKeyId: key.id };
     const refresh = await storeRefreshToken(tx, deps, origin, randomUUID(), now);
-    return signAccessToken(deps, key.organisation_id, now, refresh);
+    return signAccessToken(deps, origin, now, refresh);
   });
 }
 
@@ -70,7 +71,7 @@ export async function obtainTokenWithRefreshToken(deps: AuthDeps, refreshToken: 
     await repo.markRefreshTokenUsed(tx, row.id, now);
     const origin = { organisationId: row.organisation_id, apiKeyId: row.api_key_id };
     const refresh = await storeRefreshToken(tx, deps, origin, row.family, now);
-    return { error: null, tokens: await signAccessToken(deps, row.organisation_id, now, refresh) };
+    return { error: null, tokens: await signAccessToken(deps, origin, now, refresh) };
   });
   if (outcome.error !== null) {
     const details = {
@@ -94,7 +95,7 @@ const clock = (deps: AuthDeps): Date => (deps.now ?? (() => new Date()))();
 async function storeRefreshToken(
   db: DbClient,
   deps: AuthDeps,
-  origin: { organisationId: number; apiKeyId: number },
+  origin: TokenOrigin,
   family: string,
   now: Date,
 ): Promise<StoredRefreshToken> {
@@ -111,10 +112,10 @@ async function storeRefreshToken(
 
 async function signAccessToken(
   deps: AuthDeps,
-  organisationId: number,
+  origin: TokenOrigin,
   now: Date,
   refresh: StoredRefreshToken,
 ): Promise<IssuedTokens> {
-  const { token, payload } = await deps.signer.sign(organisationId, Math.floor(now.getTime() / 1000));
+  const { token, payload } = await deps.signer.sign(origin, Math.floor(now.getTime() / 1000));
   return { token, payload, ...refresh };
 }

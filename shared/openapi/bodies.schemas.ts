@@ -161,14 +161,16 @@ export const ImportProcess = named(
 /** api/routes/health.routes.ts. */
 export const Liveness = named('Liveness', z.object({ status: z.literal('ok') }));
 
+const CheckState = z.enum(['ok', 'failing']);
+
 export const Readiness = named(
   'Readiness',
   z.object({
     status: z.enum(['ready', 'unavailable']),
     failing: z.array(z.enum(['postgres', 'redis', 'workers'])),
     checks: z
-      .object({ postgres: z.string(), redis: z.string(), workers: z.string() })
-      .describe('`ok`, or why the check failed.'),
+      .object({ postgres: CheckState, redis: CheckState, workers: CheckState })
+      .describe('`ok` or `failing` per check; why one fails is in the service log only.'),
   }),
 );
 

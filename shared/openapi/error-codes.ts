@@ -15,7 +15,8 @@ export interface OperationErrors {
 const authenticated: ErrorCatalogue = {
   401: {
     not_authenticated: 'No `Authorization` header.',
-    authentication_failed: 'The header or the token is malformed, forged or signed for another service.',
+    authentication_failed:
+      "The header or the token is malformed, forged or signed for another service, or the token's API key was revoked or its organisation disabled.",
     token_expired: 'The token has expired: obtain a new one (a refresh token works).',
   },
   429: { rate_limited: "Over the organisation's requests per minute; wait for `Retry-After` seconds." },
@@ -302,8 +303,10 @@ export const ERRORS = {
 /** Codes of `errors[].extensions.code` in obtainToken's GraphQL answers (HTTP 200). */
 export const GRAPHQL_ERROR_CODES: Record<string, string> = {
   invalid_input: 'Not exactly one of `APIKey` and `refreshToken` was given.',
-  invalid_api_key: 'The API key is unknown, revoked or malformed (one answer for all three).',
-  invalid_refresh_token: 'The refresh token is unknown or revoked.',
+  invalid_api_key:
+    'The API key is unknown, revoked or malformed, or its organisation is disabled (one answer for all four).',
+  invalid_refresh_token:
+    'The refresh token is unknown or revoked, or its API key is revoked or its organisation disabled.',
   refresh_token_reused: 'The refresh token was already used: every token issued from it is now revoked.',
   refresh_token_expired: 'The refresh token has expired: sign in with the API key again.',
   too_many_token_requests:

@@ -20,7 +20,8 @@ export const REPLAYED_HEADER = {
 
 export const REQUEST_ID_HEADER = {
   'X-Request-Id': {
-    description: "Id of this request, also in the service's log lines (echoes a sane incoming `X-Request-Id`).",
+    description:
+      'Id the service gave this request, also in its log lines. An incoming `X-Request-Id` is never used as the id: it is logged beside it (`client_request_id`, at most 128 characters, control characters removed).',
     schema: { type: 'string' as const },
   },
 };

@@ -13,6 +13,13 @@ const STRIPE_NOT_CONFIGURED = 'sk_test_not_configured';
 const DEVELOPMENT_ENVIRONMENTS = new Set(['development', 'test']);
 const SIGNING_SECRETS = ['TOKEN_SECRET', 'SESSION_SECRET'] as const;
 
+/**
+ * The longest an access token may live. A revocation is remembered this long (it has then outlived
+ * every token it could refuse: shared/auth/revocation.use-cases.ts), so the cap also bounds that list.
+ * An hour is the lifetime clients already expect; revocation no longer waits for it.
+ */
+export const MAX_TOKEN_TTL_SECONDS = 3600;
+
 const CLUSTER_NODE = /^([A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\]):(\d{1,5})$/;
 
 function clusterNodes(value: string, ctx: z.RefinementCtx): { host: string; port: number }[] {
@@ -45,7 +52,7 @@ export const ConfigSchema = z
     // The hash tag keeps every key of a queue in one Redis Cluster slot.
     QUEUE_PREFIX: z.string().min(1).default('{import}'),
     TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),
-    TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+    TOKEN_TTL_SECONDS: z.coerce.number().int().positive().max(MAX_TOKEN_TTL_SECONDS).default(3600),
     // Verified access tokens each API process remembers (0 turns the cache off), and for how long.
     TOKEN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
     TOKEN_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
@@ -172,7 +179,29 @@ export const ConfigSchema = z
     // waits for a turn before it is answered 429.
     STAFF_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
     STAFF_HASH_WAIT_MS: z.coerce.number().int().positive().default(3000),
+    // ── Access and listeners (README "Running it safely in production") ──
+    // Address of the STAFF_PORT listener: loopback unless staff reach it through a proxy or VPN that
+    // needs another interface (never the public one).
+    STAFF_HOST: z.string().min(1).max(255).default('127.0.0.1'),
+    // Each API process reads the revoked API keys and disabled organisations again once its copy is
+    // this old: a revocation refuses the key's tokens on every replica within about this time.
+    TOKEN_REVOCATION_REFRESH_MS: z.coerce.number().int().min(100).max(10_000).default(1000),
+    // Node's listener time-outs (its defaults hold a socket that trickles its headers for a minute):
+    // whole headers within HTTP_HEADERS_TIMEOUT_MS, the whole request (a 5 MB body) within
+    // HTTP_REQUEST_TIMEOUT_MS, else 408 and the socket is closed; an idle keep-alive socket closes
+    // after HTTP_KEEP_ALIVE_TIMEOUT_MS. Answers (queued writes wait up to RESULT_WAIT_MS) are not limited.
+    HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+    // Connections one listener holds at once; past it Node closes new ones unanswered.
+    HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(2048),
+    // ── end of access and listeners ──
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
+    // Node refuses to start a server otherwise: the headers are part of the request.
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+    message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
   })
   .refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
     // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this

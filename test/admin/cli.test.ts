@@ -53,6 +53,8 @@ describe('admin CLI', () => {
         'admin organisations assign',
         'admin organisations unassign',
         'admin organisations list',
+        'admin organisations disable',
+        'admin organisations enable',
         'admin api-keys create',
         'admin api-keys list',
         'admin api-keys revoke',

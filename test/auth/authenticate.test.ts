@@ -8,11 +8,13 @@ describe('Authorization header on data-import endpoints', () => {
   let app: TestApp;
   let tenant: Tenant;
   let organisationId: number;
+  let apiKeyId: number;
 
   beforeAll(async () => {
     app = await startTestApp();
     tenant = await createTenant(app, { accounts: [{ external_account_number: 'EXT-1', state: 'staged' }] });
     organisationId = tenant.report.organisations[0]!.id;
+    apiKeyId = (JSON.parse(Buffer.from(tenant.token.split('.')[1]!, 'base64url').toString()) as { key: number }).key;
   });
   afterAll(() => app.close());
 
@@ -24,7 +26,7 @@ describe('Authorization header on data-import endpoints', () => {
   /** A token as the service signs them, with claims and key overridable. */
   function sign(claims: Record<string, unknown>, secret = app.config.TOKEN_SECRET) {
     const nowSeconds = Math.floor(Date.now() / 1000);
-    return new SignJWT({ org: organisationId, ...claims })
+    return new SignJWT({ org: organisationId, key: apiKeyId, ...claims })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(`organisation:${organisationId}`)
       .setIssuer('data-import-service')
@@ -62,7 +64,7 @@ describe('Authorization header on data-import endpoints', () => {
   it('answers 401 token_expired to a token the service itself issued with a clock an hour behind', async () => {
     const signer = createTokenSigner(app.config.TOKEN_SECRET, app.config.TOKEN_TTL_SECONDS);
     const { token } = await signer.sign(
-      organisationId,
+      { organisationId, apiKeyId },
       Math.floor(Date.now() / 1000) - app.config.TOKEN_TTL_SECONDS - 1,
     );
     expect((await list(`Token ${token}`)).body.code).toBe('token_expired');
@@ -107,6 +109,10 @@ describe('Authorization header on data-import endpoints', () => {
       [
         'to a token whose org claim is not an integer',
         async () => `Token ${await sign({ org: String(organisationId) })}`,
+      ],
+      [
+        'to a token that names no API key (issued before tokens carried one: it could not be revoked)',
+        async () => `Token ${await sign({ key: undefined })}`,
       ],
     ];
 

@@ -10,7 +10,7 @@ function countingSigner(): TokenSigner & { verified: () => number } {
   const signer = createTokenSigner(SECRET, 3600);
   let calls = 0;
   return {
-    sign: (organisationId, nowSeconds) => signer.sign(organisationId, nowSeconds),
+    sign: (origin, nowSeconds) => signer.sign(origin, nowSeconds),
     verify: (token) => {
       calls += 1;
       return signer.verify(token);
@@ -20,13 +20,14 @@ function countingSigner(): TokenSigner & { verified: () => number } {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+const ORG_7 = { organisationId: 7, apiKeyId: 70 };
 
 describe('the verified-token cache', () => {
   it('answers a token it verified within its time without verifying again, and verifies again after', async () => {
     const signer = countingSigner();
     let clock = Date.now();
     const cached = cachingVerifier(signer, { maxEntries: 10, ttlMs: 60_000, nowMs: () => clock });
-    const { token } = await signer.sign(7, nowSeconds());
+    const { token } = await signer.sign(ORG_7, nowSeconds());
 
     expect((await cached.verify(token)).org).toBe(7);
     expect((await cached.verify(token)).org).toBe(7);
@@ -39,7 +40,7 @@ describe('the verified-token cache', () => {
   it("never keeps an entry up to the token's exp, even when its own time is longer", async () => {
     const signer = countingSigner();
     // Issued almost an hour ago: 30 s of life left, less than the cache's 60 s.
-    const { token, payload } = await signer.sign(7, nowSeconds() - 3570);
+    const { token, payload } = await signer.sign(ORG_7, nowSeconds() - 3570);
     let clock = Date.now();
     const cached = cachingVerifier(signer, { maxEntries: 10, ttlMs: 60_000, nowMs: () => clock });
 
@@ -55,7 +56,9 @@ describe('the verified-token cache', () => {
   it('holds at most maxEntries tokens, dropping the oldest first', async () => {
     const signer = countingSigner();
     const cached = cachingVerifier(signer, { maxEntries: 2, ttlMs: 60_000 });
-    const tokens = await Promise.all([1, 2, 3].map(async (org) => (await signer.sign(org, nowSeconds())).token));
+    const tokens = await Promise.all(
+      [1, 2, 3].map(async (org) => (await signer.sign({ organisationId: org, apiKeyId: org }, nowSeconds())).token),
+    );
 
     for (const token of tokens) await cached.verify(token);
     expect(signer.verified()).toBe(3);
@@ -70,7 +73,7 @@ describe('the verified-token cache', () => {
     const signer = countingSigner();
     const cached = cachingVerifier(signer, { maxEntries: 10, ttlMs: 60_000 });
     const { token } = await createTokenSigner('another-secret-that-is-long-enough-for-hs256', 3600).sign(
-      7,
+      ORG_7,
       nowSeconds(),
     );
 
@@ -81,7 +84,7 @@ describe('the verified-token cache', () => {
 
   it('is off with a size or time of 0', async () => {
     const signer = countingSigner();
-    const { token } = await signer.sign(7, nowSeconds());
+    const { token } = await signer.sign(ORG_7, nowSeconds());
     for (const opts of [
       { maxEntries: 0, ttlMs: 60_000 },
       { maxEntries: 10, ttlMs: 0 },

@@ -63,11 +63,12 @@ describe('health, readiness and metrics', () => {
     expect(text).toMatch(/db_pool_connections\{state="total"\} \d+/);
   });
 
-  it('echoes a valid X-Request-Id, replaces an unusable one, and sets security headers', async () => {
+  it('answers an X-Request-Id of its own whatever the client sends, and sets security headers', async () => {
     const given = await request(app.baseUrl, 'GET', '/healthz', { headers: { 'x-request-id': 'batch-42.item-7' } });
-    expect(given.headers.get('x-request-id')).toBe('batch-42.item-7');
-    const bad = await request(app.baseUrl, 'GET', '/healthz', { headers: { 'x-request-id': 'has spaces and <tags>' } });
-    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const none = await request(app.baseUrl, 'GET', '/healthz');
+    expect(given.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(none.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(given.headers.get('x-request-id')).not.toBe(none.headers.get('x-request-id'));
     expect(given.headers.get('x-content-type-options')).toBe('nosniff');
     expect(given.headers.get('strict-transport-security')).toMatch(/max-age=/);
   });
@@ -80,6 +81,36 @@ describe('readiness when a dependency is down', () => {
       const res = await request(app.baseUrl, 'GET', '/readyz');
       expect(res.status).toBe(503);
       expect(res.body.failing).toEqual(['workers']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('tells an anonymous caller which checks fail and nothing of why, and logs why', async () => {
+    const port = await freePort();
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const app = await startTestApp(
+      { DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/nothing` },
+      { logger: pino({ level: 'info' }, sink) },
+    );
+    try {
+      const res = await request(app.baseUrl, 'GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({
+        status: 'unavailable',
+        failing: ['postgres', 'workers'],
+        checks: { postgres: 'failing', redis: 'ok', workers: 'failing' },
+      });
+      const logged = lines.map((l) => JSON.parse(l) as { msg: string; failing?: Record<string, string> });
+      const notReady = logged.find((l) => l.msg === 'not ready');
+      expect(notReady?.failing?.postgres).toMatch(/ECONNREFUSED|connect/i);
+      expect(notReady?.failing?.workers).toMatch(/heartbeat/);
     } finally {
       await app.close();
     }
@@ -174,7 +205,7 @@ describe('rate limits and logs', () => {
     }
   });
 
-  it('writes one JSON line per request with its request id, and never the token', async () => {
+  it("writes one JSON line per request with its request id and the client's own, and never the token", async () => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -185,15 +216,19 @@ describe('rate limits and logs', () => {
     const app = await startTestApp({}, { logger: pino({ level: 'info' }, sink) });
     try {
       const tenant = await createTenant(app);
-      await request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${tenant.supplier}/`, {
-        token: tenant.token,
-        headers: { 'x-request-id': 'trace-me-1' },
-      });
-      const entries = lines.map(
-        (l) => JSON.parse(l) as { req?: { id: string; path: string }; res?: { status: number } },
+      const res = await request(
+        app.baseUrl,
+        'GET',
+        `/v1/data-import/all-account-import-processes/${tenant.supplier}/`,
+        { token: tenant.token, headers: { 'x-request-id': 'trace-me-1' } },
       );
-      const mine = entries.filter((e) => e.req?.id === 'trace-me-1');
+      const entries = lines.map(
+        (l) =>
+          JSON.parse(l) as { req?: { id: string; client_request_id?: string; path: string }; res?: { status: number } },
+      );
+      const mine = entries.filter((e) => e.req?.client_request_id === 'trace-me-1');
       expect(mine).toHaveLength(1);
+      expect(mine[0]!.req?.id).toBe(res.headers.get('x-request-id'));
       expect(mine[0]!.res?.status).toBe(200);
       const all = lines.join('\n');
       expect(all).not.toContain(tenant.token);

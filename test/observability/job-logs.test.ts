@@ -20,7 +20,7 @@ describe('job log lines', () => {
   });
   afterAll(() => app.close());
 
-  it('carry the X-Request-Id of the request that queued the job, and one line per request', async () => {
+  it("carry the request id of the request that queued the job (ours, not the client's), and one line per request", async () => {
     const tenant = await createTenant(app);
     const account = await importedAccount(app, tenant);
     const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('traced-1')]), {
@@ -29,9 +29,13 @@ describe('job log lines', () => {
     expect(res.status).toBe(201);
     // The workers' scheduled purge logs its own job lines: only the request's jobs matter here.
     const jobLines = lines.filter((l) => l.msg === 'job completed' && l.queue !== MAINTENANCE.queue);
-    expect(jobLines).toEqual([expect.objectContaining({ queue: 'transactions', traceId: 'migration-batch-17' })]);
-    const requestLines = lines.filter((l) => (l.req as { id?: string } | undefined)?.id === 'migration-batch-17');
-    expect(requestLines).toHaveLength(1);
+    const ours = res.headers.get('x-request-id');
+    expect(ours).toMatch(/^[0-9a-f-]{36}$/);
+    expect(jobLines).toEqual([expect.objectContaining({ queue: 'transactions', traceId: ours })]);
+    const requestLines = lines.filter((l) => (l.req as { id?: string } | undefined)?.id === ours);
+    expect(requestLines).toEqual([
+      expect.objectContaining({ req: expect.objectContaining({ client_request_id: 'migration-batch-17' }) }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain(tenant.token);
   });
 
@@ -45,11 +49,18 @@ describe('job log lines', () => {
       { query: 'check_previously_added=false', headers: { 'x-request-id': 'refused-batch-3' } },
     );
     expect(refused.status).toBe(400);
-    const requestLines = lines.filter((l) => (l.req as { id?: string } | undefined)?.id === 'refused-batch-3');
+    const requestLines = lines.filter(
+      (l) => (l.req as { id?: string } | undefined)?.id === refused.headers.get('x-request-id'),
+    );
     expect(requestLines).toEqual([
       expect.objectContaining({
         level: 30,
-        req: { id: 'refused-batch-3', method: 'POST', path: '/v1/data-import/transactions/create/' },
+        req: {
+          id: refused.headers.get('x-request-id'),
+          client_request_id: 'refused-batch-3',
+          method: 'POST',
+          path: '/v1/data-import/transactions/create/',
+        },
         organisation: expect.any(Number),
         res: { status: 400, errorCode: 'transaction_import_error' },
         responseTime: expect.any(Number),

@@ -87,7 +87,7 @@ describe('error contract', () => {
 
     it('answers 500 server_error with an error id and no internals, and logs the cause under that id', async () => {
       const signer = createTokenSigner(testConfig().TOKEN_SECRET, 3600);
-      const { token } = await signer.sign(1, Math.floor(Date.now() / 1000));
+      const { token } = await signer.sign({ organisationId: 1, apiKeyId: 1 }, Math.floor(Date.now() / 1000));
 
       const res = await request(broken.baseUrl, 'GET', '/v1/data-import/account-transfer-status/ANY/EXT-1/', { token });
 
