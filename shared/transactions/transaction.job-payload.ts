@@ -68,6 +68,7 @@ const SKIPPED = 'TRANSACTION_ALREADY_EXISTS';
 
 interface ImportResult {
   status: typeof ADDED | typeof SKIPPED;
+  matches_stored?: false;
   transaction_data: TransactionData;
   added_transaction_id?: unknown;
 }
@@ -84,6 +85,9 @@ interface CompactCreated {
 function compact(answer: { status: number; body: unknown }): CompactCreated | undefined {
   if (answer.status !== 201) return undefined;
   const results = (answer.body as { results: ImportResult[] }).results;
+  // A skipped transaction whose stored echo is not the one sent: the API's copy of the request holds only
+  // what was sent, so this answer rides whole.
+  if (results.some((r) => r.matches_stored === false)) return undefined;
   const items = results.map((r) =>
     r.added_transaction_id === undefined
       ? { added: r.status === ADDED }
