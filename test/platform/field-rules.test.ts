@@ -4,7 +4,8 @@
 import { notesRequestSchema } from '../../shared/notes/note.schemas';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
 import type { FieldError } from '../../shared/platform/errors';
-import { IsoDate, IsoDateTime } from '../../shared/platform/fields';
+import fc from 'fast-check';
+import { IdentifierField, IsoDate, IsoDateTime, TextField } from '../../shared/platform/fields';
 import { issueToFieldError } from '../../shared/platform/validation';
 import { statementsRequestSchema } from '../../shared/statements/statement.schemas';
 import { TransactionsRequest } from '../../shared/transactions/transaction.schemas';
@@ -97,6 +98,20 @@ describe('blank text and padded identifiers', () => {
       { attr: 'import_supplier', code: 'invalid' },
       { attr: 'external_account_number', code: 'invalid' },
     ]);
+  });
+
+  it('agrees with String.prototype.trim on what counts as a space, for any text', () => {
+    const identifier = IdentifierField(64);
+    const text = TextField(64);
+    const spaces = [...'\t\n\v\f\r \u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200b\u180e'];
+    const unit = fc.oneof(fc.constantFrom(...spaces), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }));
+    fc.assert(
+      fc.property(fc.string({ unit, minLength: 1, maxLength: 8 }), (s) => {
+        expect(identifier.safeParse(s).success).toBe(s === s.trim());
+        expect(text.safeParse(s).success).toBe(s.trim() !== '');
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('reports an over-long padded identifier once, as max_length', () => {
