@@ -56,8 +56,7 @@ export function notesRequestSchema(maxItems: number) {
 export type NoteInput = z.output<typeof Note>;
 export type NotesRequest = z.output<ReturnType<typeof notesRequestSchema>>;
 
-export const NoteStatus = z.enum(['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS']);
-export type NoteStatus = z.infer<typeof NoteStatus>;
+const NoteStatus = z.enum(['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS']);
 
 /**
  * `false` on a NOTE_ALREADY_EXISTS item whose sent note differs from the stored one it echoes; absent

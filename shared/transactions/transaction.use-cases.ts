@@ -21,6 +21,7 @@ import {
   coveredDays,
   type SupplyChargeState,
 } from './supply-charge.validation';
+import type { TransactionData } from './transaction-data';
 import { toTransactionImportJson } from './transaction.job-payload';
 import * as repo from './transaction.repository';
 import type { LockedAccount } from './transaction.repository';
@@ -90,7 +91,7 @@ export async function importTransactionGroup(
     }
     const { planned, rejected } = planImport(
       request.transactions,
-      existing.get(run.accountId) ?? new Map(),
+      existing.get(run.accountId) ?? new Map<string, TransactionData>(),
       account,
       options.force_add_to_current_statement,
       echoes,
