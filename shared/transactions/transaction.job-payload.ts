@@ -19,7 +19,8 @@ export function toTransactionImportJson({ options, request }: TransactionImport)
 export const transactionImportJobPayload: JobPayload<TransactionImport> = {
   // Bump when the request's rules change, so jobs queued under the old rules are judged again.
   // 2: supply charges checked against the product catalogue; line and tax items carry Decimals.
-  version: 2,
+  // 3: identifiers with spaces at either end and text of spaces only are refused.
+  version: 3,
   validate(json) {
     const { options, request } = (json ?? {}) as { options?: unknown; request?: unknown };
     return parseTransactionImport({ options, request });
