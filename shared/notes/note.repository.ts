@@ -8,16 +8,22 @@ const NOTES_LOCK_CLASS = 0x6e6f7465;
 
 // Run for every request: prepared once per connection (see Prepared).
 const LOCK_NOTES: Prepared = { name: 'notes.lock', text: 'SELECT pg_advisory_xact_lock($1::int, $2::int)' };
+// Each lookup's stored note, read with the look-up itself (so the answer echoes what is stored, not
+// what was sent): the oldest matching note, preferring one with the same attachments.
 const FIND_EXISTING: Prepared = {
   name: 'notes.find-existing',
-  text: `SELECT (i.ord - 1)::int AS ord
+  text: `SELECT (i.ord - 1)::int AS ord, n.body, n.documents, n.created_at, n.is_pinned, n.unpin_at, n.is_archived,
+                n.external_id
            FROM unnest($2::text[], $3::jsonb[], $4::timestamptz[]) WITH ORDINALITY AS i(body, documents, created_at, ord)
-          WHERE EXISTS (
-                  SELECT 1 FROM notes n
-                   WHERE n.account_id = $1
-                     AND md5(note_dedup_key(n.body, n.documents)) = md5(note_dedup_key(i.body, i.documents))
-                     AND note_dedup_key(n.body, n.documents) = note_dedup_key(i.body, i.documents)
-                     AND (i.created_at IS NULL OR n.created_at = i.created_at))`,
+          CROSS JOIN LATERAL (
+                SELECT n.body, n.documents, n.created_at, n.is_pinned, n.unpin_at, n.is_archived, n.external_id
+                  FROM notes n
+                 WHERE n.account_id = $1
+                   AND md5(note_dedup_key(n.body, n.documents)) = md5(note_dedup_key(i.body, i.documents))
+                   AND note_dedup_key(n.body, n.documents) = note_dedup_key(i.body, i.documents)
+                   AND (i.created_at IS NULL OR n.created_at = i.created_at)
+                 ORDER BY n.documents = i.documents DESC, n.id
+                 LIMIT 1) n`,
 };
 const INSERT: Prepared = {
   name: 'notes.insert',
@@ -34,7 +40,8 @@ interface StoredDocument {
   location: string;
 }
 
-export interface NewNote {
+/** A note as stored (or about to be): what a NOTE_ALREADY_EXISTS answer echoes. */
+export interface StoredNote {
   body: string | null;
   documents: StoredDocument[];
   createdAt: Date;
@@ -43,6 +50,8 @@ export interface NewNote {
   isArchived: boolean;
   externalId: string | null;
 }
+
+export type NewNote = StoredNote;
 
 export interface NoteLookup {
   body: string | null;
@@ -61,17 +70,44 @@ export async function lockAccountNotes(db: Sql, accountId: number): Promise<void
 }
 
 /**
- * Indexes (into `lookups`) of the notes the account already has. Uses the dedup index of migration
- * 20261122120000 (md5 of note_dedup_key) and rechecks the full key against md5 collisions.
+ * The note the account already has for each lookup that matches one, by index into `lookups`. Uses the
+ * dedup index of migration 20261122120000 (md5 of note_dedup_key) and rechecks the full key against md5
+ * collisions.
  */
-export async function findExistingNotes(db: Sql, accountId: number, lookups: NoteLookup[]): Promise<Set<number>> {
-  const { rows } = await db.query<{ ord: number }>(FIND_EXISTING, [
+export async function findExistingNotes(
+  db: Sql,
+  accountId: number,
+  lookups: NoteLookup[],
+): Promise<Map<number, StoredNote>> {
+  const { rows } = await db.query<{
+    ord: number;
+    body: string | null;
+    documents: StoredDocument[];
+    created_at: Date;
+    is_pinned: boolean;
+    unpin_at: Date | null;
+    is_archived: boolean;
+    external_id: string | null;
+  }>(FIND_EXISTING, [
     accountId,
     lookups.map((l) => l.body),
     lookups.map((l) => JSON.stringify(l.documents)),
     lookups.map((l) => l.createdAt),
   ]);
-  return new Set(rows.map((r) => r.ord));
+  return new Map(
+    rows.map((r) => [
+      r.ord,
+      {
+        body: r.body,
+        documents: r.documents,
+        createdAt: r.created_at,
+        isPinned: r.is_pinned,
+        unpinAt: r.unpin_at,
+        isArchived: r.is_archived,
+        externalId: r.external_id,
+      },
+    ]),
+  );
 }
 
 /** Inserts the notes in one statement; ids follow the order given. */

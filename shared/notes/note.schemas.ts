@@ -6,7 +6,9 @@ import {
   AliasedAccountReference,
   checkAccountNumberAlias,
   DocumentPath,
+  IdentifierField,
   IsoDateTime,
+  TextField,
 } from '../platform/fields';
 
 export const NoteDocument = z.object({ document_path: DocumentPath });
@@ -17,12 +19,12 @@ const MAX_DOCUMENT_PATHS = 100;
 export const Note = z
   .object({
     // No length limit (the contract has none); the request body limit bounds it.
-    body: z.string().min(1).optional(),
+    body: TextField().optional(),
     document_paths: z.array(NoteDocument).max(MAX_DOCUMENT_PATHS).optional(),
     created_at: IsoDateTime.optional(),
     is_pinned: z.boolean().optional(),
     unpin_at: IsoDateTime.optional(),
-    external_id: z.string().min(1).max(255).optional(),
+    external_id: IdentifierField(255).optional(),
     is_archived: z.boolean().optional(),
   })
   .superRefine((note, ctx) => {
@@ -54,14 +56,30 @@ export function notesRequestSchema(maxItems: number) {
 export type NoteInput = z.output<typeof Note>;
 export type NotesRequest = z.output<ReturnType<typeof notesRequestSchema>>;
 
-export const NoteStatus = z.enum(['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS']);
-export type NoteStatus = z.infer<typeof NoteStatus>;
+const NoteStatus = z.enum(['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS']);
 
-/** One item of the 201 array: the spec's three fields plus the optional fields the caller sent. */
+/**
+ * `false` on a NOTE_ALREADY_EXISTS item whose sent note differs from the stored one it echoes; absent
+ * otherwise (additive to the spec's answer).
+ */
+const MatchesStored = z
+  .literal(false)
+  .optional()
+  .describe(
+    'Present, and false, only on a `NOTE_ALREADY_EXISTS` item whose note as sent (body, document paths, a `created_at` ' +
+      'that was sent, is_pinned, unpin_at, is_archived, external_id) differs from the stored note this item echoes. ' +
+      'Absent when what was sent is what is stored.',
+  );
+
+/**
+ * One item of the 201 array: the spec's three fields plus the optional fields the caller sent; for a
+ * note that already exists, the stored note's values and `matches_stored`.
+ */
 export const NoteResult = z.object({
   created_at: z.string(),
   body: z.string(),
   status: NoteStatus,
+  matches_stored: MatchesStored,
   document_paths: z.array(z.object({ document_path: z.string() })).optional(),
   is_pinned: z.boolean().optional(),
   unpin_at: z.string().optional(),

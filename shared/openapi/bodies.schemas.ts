@@ -86,7 +86,8 @@ const TransactionData = named(
   {
     description:
       'The submitted transaction as validated: every decimal as a string with at least two places and every digit sent; ' +
-      'dates as sent; fields the schema does not know are not echoed.',
+      'dates as sent; fields the schema does not know are not echoed. On `TRANSACTION_ALREADY_EXISTS`, the transaction ' +
+      'as stored by the request that added it.',
   },
 );
 
@@ -94,6 +95,14 @@ const TransactionResult = named(
   'TransactionResult',
   z.object({
     status: z.enum(['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS']),
+    matches_stored: z
+      .literal(false)
+      .optional()
+      .describe(
+        'Present, and false, only on a `TRANSACTION_ALREADY_EXISTS` item whose transaction as sent differs from the ' +
+          'stored one (amount, type, date or any other field): `transaction_data` then shows what the account holds, ' +
+          'not what was sent. Absent when what was sent is what is stored.',
+      ),
     transaction_data: TransactionData,
     added_transaction_id: z
       .int()

@@ -46,11 +46,18 @@ function nameIf(refId: string, schema: unknown, metadata: Parameters<typeof name
   if (schema instanceof z.ZodType) named(refId, schema, metadata);
 }
 
+/** shared/platform/fields.ts IdentifierField and TextField, as the descriptions state them. */
+const IDENTIFIER_RULE =
+  'An identifier: spaces at either end are refused (`invalid`), never trimmed; spaces only are `blank`.';
+
 export function describeSharedFields(): void {
   annotate(IsoDate, { format: 'date', description: 'Calendar date, `YYYY-MM-DD`.' });
   annotate(IsoDateTime, {
     format: 'date-time',
-    description: 'ISO 8601 datetime with seconds and `Z` or an offset, e.g. `2020-02-01T12:00:00Z`.',
+    description:
+      'ISO 8601 datetime with seconds and `Z` or an offset, e.g. `2020-02-01T12:00:00Z`, from `0100-01-01T00:00:00Z` ' +
+      'to `9999-12-31T23:59:59Z` (dates take the same years, 0100 to 9999; anything else is `invalid`). A note stores ' +
+      'its datetimes at whole seconds (a fraction is cut off) and answers them as `YYYY-MM-DDTHH:MM:SSZ`.',
   });
   annotate(DocumentPath, {
     maxLength: 1024,
@@ -60,11 +67,11 @@ export function describeSharedFields(): void {
     example: 'some/path/to/a/document.pdf',
   });
   annotate(AccountReference.import_supplier, {
-    description: 'Code of the import supplier the account was imported on.',
+    description: 'Code of the import supplier the account was imported on. ' + IDENTIFIER_RULE,
     example: 'ACME_ENERGY',
   });
   annotate(AccountReference.external_account_number, {
-    description: 'Account number in the external system.',
+    description: 'Account number in the external system. ' + IDENTIFIER_RULE,
     example: 'EXTERNAL-1234',
   });
   annotate(AliasedAccountReference.external_account_number, {
@@ -84,20 +91,25 @@ export function describeNoteSchemas(): void {
   named('NoteDocument', NoteDocument);
   named('Note', Note, {
     description:
-      'A note needs `body` or at least one document path (`note_body_or_document_path_not_found`). `created_at` defaults ' +
-      'to the time of the request; `unpin_at` must not be earlier than a `created_at` that was sent ' +
+      'A note needs `body` or at least one document path (`note_body_or_document_path_not_found`); a body of spaces only ' +
+      'is `blank`, and `external_id` follows the identifier rule (no spaces at either end, `invalid`). `created_at` ' +
+      'defaults to the second of the request; `unpin_at` must not be earlier than a `created_at` that was sent ' +
       '(`note_unpin_at_earlier_than_creation_date`). Unknown fields are ignored.',
   });
   named('NoteResult', NoteResult, {
     description:
-      'One submitted note: the stored `created_at`, the `body` (empty string when none), the outcome, and every optional field that was sent.',
+      'One submitted note: the stored `created_at`, the `body` (empty string when none), the outcome, and every optional ' +
+      'field that was sent. A `NOTE_ALREADY_EXISTS` item echoes the stored note (its values, and every optional field ' +
+      'it sets) and carries `matches_stored: false` when the note sent differs from it.',
   });
 }
 
 export function describeStatementSchemas(): void {
   named('HistoricalStatement', HistoricalStatement, {
     description:
-      'Both bill-period bounds are inclusive; `bill_period_to_date` must not precede `bill_period_from_date`. ' +
+      'Both bill-period bounds are inclusive; `bill_period_to_date` must not precede `bill_period_from_date` ' +
+      '(`start_date_later_than_end_date`, only when both are valid dates). `statement_id` and `number` are identifiers: ' +
+      'spaces at either end are refused (`invalid`), never trimmed; spaces only are `blank`. ' +
       "`gross_amount` is an integer in the currency's minor unit. Unknown fields are ignored and not echoed.",
   });
 }
@@ -113,7 +125,13 @@ export function describeTransactionSchemas(): void {
       .join('')}Transaction`;
     nameIf(refId, byType(type), { description: `A transaction of type \`${type}\`.` });
   }
-  named('Transaction', Transaction, { description: 'One transaction; `type` selects the shape.' });
+  named('Transaction', Transaction, {
+    description:
+      'One transaction; `type` selects the shape. `transaction_id` and the codes (`reference`, `product_code`, ' +
+      '`supply_point_identifier`, rate and tax codes) are identifiers: spaces at either end are refused (`invalid`), ' +
+      'never trimmed. Text (`reason`, `note`, `display_note`) and identifiers of spaces only are `blank`. A date that is ' +
+      'no calendar day is `invalid` only (never also `transaction_in_future`).',
+  });
 
   const charge = byType('CHARGE');
   const supplyCharge = byType('SUPPLY_CHARGE');

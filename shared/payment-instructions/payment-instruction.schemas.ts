@@ -38,14 +38,59 @@ const REFERENCE_SHAPES: Record<Vendor, { pattern: RegExp; maxLength: number; det
 const issue = (code: string, message: string, path: string[]) =>
   ({ code: 'custom', message, path, params: { code } }) as const;
 
+// The fields' own bounds: a reference outside them already has its one error (blank, max_length).
+const MAX_REFERENCE = 512;
+const MAX_INSTRUCTION_REFERENCE = 128;
+
+/**
+ * Exactly one of reference and its deprecated alias. Runs on any object body, even one whose other
+ * fields failed, so `{}` lists `reference` with every other missing field.
+ */
+function checkReferencePresence(value: unknown, ctx: z.core.$RefinementCtx): void {
+  const { reference, instruction_reference: alias } = value as Record<string, unknown>;
+  if (reference !== undefined && alias !== undefined) {
+    ctx.addIssue(
+      issue(
+        'mutually_exclusive_field_required',
+        'Send either reference or the deprecated instruction_reference, not both.',
+        ['instruction_reference'],
+      ),
+    );
+  } else if (reference === undefined && alias === undefined) {
+    ctx.addIssue(issue('required', 'This field is required.', ['reference']));
+  }
+}
+
+/** The one reference sent, unless its own field already failed (blank or over its bound). */
+function sentReference(v: { reference?: string; instruction_reference?: string }) {
+  const { reference, instruction_reference: alias } = v;
+  if (reference !== undefined && alias === undefined && reference.length >= 1 && reference.length <= MAX_REFERENCE) {
+    return { attr: 'reference', reference };
+  }
+  if (
+    alias !== undefined &&
+    reference === undefined &&
+    alias.length >= 1 &&
+    alias.length <= MAX_INSTRUCTION_REFERENCE
+  ) {
+    return { attr: 'instruction_reference', reference: alias };
+  }
+  return undefined;
+}
+
+const WHEN_OBJECT = {
+  when: (payload: { value: unknown }) =>
+    typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value),
+};
+
 export const CreatePaymentInstructionRequest = z
   .object({
     ...AccountReference,
     vendor: choice(VENDORS),
     type: choice(INSTRUCTION_TYPES),
-    reference: z.string().min(1).max(512).optional(),
+    reference: z.string().min(1).max(MAX_REFERENCE).optional(),
     // Deprecated contract alias of `reference`; normalised into `reference` below.
-    instruction_reference: z.string().min(1).max(128).optional(),
+    instruction_reference: z.string().min(1).max(MAX_INSTRUCTION_REFERENCE).optional(),
     valid_from: IsoDate.nullable().optional(),
     use_for_scheduled_payments: z.boolean().nullable().optional(),
     // This service keeps no ledger types, so no code can exist (the contract's `ledger_code_does_not_exist`).
@@ -62,19 +107,10 @@ export const CreatePaymentInstructionRequest = z
         ),
       );
     }
-    if (v.reference !== undefined && v.instruction_reference !== undefined) {
-      ctx.addIssue(
-        issue(
-          'mutually_exclusive_field_required',
-          'Send either reference or the deprecated instruction_reference, not both.',
-          ['instruction_reference'],
-        ),
-      );
-    } else if (v.reference === undefined && v.instruction_reference === undefined) {
-      ctx.addIssue(issue('required', 'This field is required.', ['reference']));
-    } else {
-      const [attr, reference] =
-        v.reference !== undefined ? ['reference', v.reference] : ['instruction_reference', v.instruction_reference!];
+    // checkReferencePresence reports a missing or doubled reference; the shape of the one sent is read here.
+    const sent = sentReference(v);
+    if (sent) {
+      const { attr, reference } = sent;
       const shape = REFERENCE_SHAPES[v.vendor];
       // The length first: the pattern only ever runs on a bounded string.
       if (reference.length > shape.maxLength || !shape.pattern.test(reference)) {
@@ -87,6 +123,7 @@ export const CreatePaymentInstructionRequest = z
       );
     }
   })
+  .superRefine(checkReferencePresence, WHEN_OBJECT)
   .transform(({ instruction_reference, ledger_code: _ledger, reference, ...rest }) => ({
     ...rest,
     reference: (reference ?? instruction_reference)!,

@@ -6,9 +6,55 @@ import { z } from 'zod';
 const fail = (ctx: z.core.$RefinementCtx, code: string, message: string) =>
   ctx.addIssue({ code: 'custom', message, params: { code } });
 
+// Unicode White_Space plus the BOM: what String.prototype.trim removes.
+const EDGE_SPACE = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
+  0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
+]);
+const isSpaceAt = (s: string, i: number) => EDGE_SPACE.has(s.charCodeAt(i));
+
+/** Text of spaces only is as empty as "": `blank`. ("" itself is reported once, by min(1).) */
+function refuseSpacesOnly(s: string, ctx: z.core.$RefinementCtx): boolean {
+  // Only text that starts with a space can be spaces only: the trim is rarely paid for.
+  if (s.length === 0 || !isSpaceAt(s, 0) || s.trim() !== '') return false;
+  fail(ctx, 'blank', 'This field may not be blank.');
+  return true;
+}
+
+/**
+ * Free text (a note's body, a transaction's note): at least one character that is not a space.
+ * Spaces around the text are kept as sent.
+ */
+export function TextField(maxLength?: number) {
+  const base = z.string().min(1);
+  // abort: text over the bound gets that one error, and the check below runs on bounded text only.
+  return (maxLength === undefined ? base : base.max(maxLength, { abort: true })).superRefine((s, ctx) => {
+    refuseSpacesOnly(s, ctx);
+  });
+}
+
+/**
+ * An identifier the service stores or looks up (statement_id, transaction_id, external ids, codes,
+ * account numbers): 1 to `maxLength` characters, no space at either end. " pad-x" is refused, never
+ * trimmed into "pad-x": silently changing a client's key would make two of its records one. Spaces
+ * only read `blank`, as for text.
+ */
+export function IdentifierField(maxLength: number) {
+  return z
+    .string()
+    .min(1)
+    .max(maxLength, { abort: true })
+    .superRefine((s, ctx) => {
+      if (s.length === 0 || refuseSpacesOnly(s, ctx)) return;
+      if (isSpaceAt(s, 0) || isSpaceAt(s, s.length - 1)) {
+        fail(ctx, 'invalid', 'Identifiers may not start or end with whitespace; send the value without it.');
+      }
+    });
+}
+
 export const AccountReference = {
-  import_supplier: z.string().min(1).max(128),
-  external_account_number: z.string().min(1).max(128),
+  import_supplier: IdentifierField(128),
+  external_account_number: IdentifierField(128),
 };
 
 /**
@@ -86,18 +132,38 @@ const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z
 /** The longest datetime DATETIME matches: `2026-11-25T09:30:00.123456+01:00`. */
 const MAX_DATETIME_TEXT = 32;
 
-/** ISO 8601 datetime with seconds, optional fraction, and `Z` or an offset. Output: a Date. */
+/**
+ * The instants a datetime may name: the days isCalendarDay takes (years 0100 to 9999), in UTC. The
+ * same lower bound as dates, and an upper one so that every stored datetime is echoed in the spec's
+ * `YYYY-MM-DDTHH:MM:SSZ` (toISOString writes years past 9999 as `+010000-…`).
+ */
+const EARLIEST_DATETIME = Date.parse('0100-01-01T00:00:00Z');
+const LATEST_DATETIME = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * ISO 8601 datetime with seconds, optional fraction, and `Z` or an offset, from 0100-01-01T00:00:00Z
+ * to 9999-12-31T23:59:59Z. Output: a Date.
+ */
 export const IsoDateTime = z.string().transform((s, ctx) => {
   const m = s.length <= MAX_DATETIME_TEXT ? DATETIME.exec(s) : null;
   const date = m ? new Date(s) : undefined;
+  const time = date?.getTime() ?? Number.NaN;
   // new Date() rolls 2026-02-30 over to March: compare the calendar day written with the one parsed.
-  const local = m && date && !Number.isNaN(date.getTime()) ? sameWrittenDay(m, date) : false;
+  const local = m && date && time >= EARLIEST_DATETIME && time <= LATEST_DATETIME ? sameWrittenDay(m, date) : false;
   if (!local || !date) {
-    fail(ctx, 'invalid', 'Datetime has wrong format or does not exist. Use YYYY-MM-DDTHH:MM:SSZ.');
+    fail(ctx, 'invalid', 'Datetime has wrong format or does not exist (years 0100 to 9999). Use YYYY-MM-DDTHH:MM:SSZ.');
     return z.NEVER;
   }
   return date;
 });
+
+/**
+ * The whole second `date` falls in. Note datetimes are stored and echoed at whole seconds, so every
+ * echo is in the spec's format and a client that sends an echo back finds the same note.
+ */
+export function wholeSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
 
 function sameWrittenDay(m: RegExpExecArray, date: Date): boolean {
   const [, y, mo, d, h, mi, sec, , zone] = m;

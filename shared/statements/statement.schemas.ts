@@ -2,22 +2,24 @@
 // §3 for required-ness, nullability and codes). Unknown fields, including the Origin-only ones
 // (average_daily_usage, is_reversed, net_emissions, total_*), are stripped, never stored.
 import { z } from 'zod';
-import { AccountReference, DocumentPath, IsoDate } from '../platform/fields';
+import { AccountReference, DocumentPath, IdentifierField, IsoDate, isCalendarDay } from '../platform/fields';
 
 export const HistoricalStatement = z
   .object({
     bill_period_from_date: IsoDate,
     bill_period_to_date: IsoDate,
-    statement_id: z.string().min(1).max(255),
+    statement_id: IdentifierField(255),
     issued_date: IsoDate.nullable().optional(),
-    number: z.string().min(1).max(255).optional(),
+    number: IdentifierField(255).optional(),
     // Minor units of the currency (contract): an integer, never a float.
     gross_amount: z.int().nullable().optional(),
     statement_path: DocumentPath.optional(),
   })
   .superRefine((s, ctx) => {
     // Both bounds are inclusive, so a one-day period has from == to. YYYY-MM-DD compares as text.
-    if (s.bill_period_to_date < s.bill_period_from_date) {
+    // Only two real days are compared: a malformed bound is reported once, by its own field.
+    const bothDays = isCalendarDay(s.bill_period_from_date) && isCalendarDay(s.bill_period_to_date);
+    if (bothDays && s.bill_period_to_date < s.bill_period_from_date) {
       ctx.addIssue({
         code: 'custom',
         path: ['bill_period_to_date'],

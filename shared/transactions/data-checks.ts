@@ -15,6 +15,7 @@ import {
   coveredDays,
   type SupplyChargeState,
 } from './supply-charge.validation';
+import type { TransactionData } from './transaction-data';
 import * as repo from './transaction.repository';
 import { Transaction, type TransactionInput } from './transaction.schemas';
 import type { TransactionImportError } from './transaction.errors';
@@ -64,14 +65,14 @@ async function checkStoredData(
 ): Promise<Rejection[]> {
   const transactions = passing.map((p) => p.transaction);
   const existing = options.check_previously_added
-    ? await repo.findExistingTransactionIds(sql, [
+    ? await repo.findExistingTransactions(sql, [
         { accountId: account.accountId, transactionIds: transactions.map((t) => t.transaction_id) },
       ])
-    : new Map<number, Set<string>>();
+    : new Map<number, Map<string, TransactionData>>();
   const openPeriod = await repo.findOpenPeriod(sql, account.accountId);
   const { planned, rejected } = planImport(
     transactions,
-    existing.get(account.accountId) ?? new Set(),
+    existing.get(account.accountId) ?? new Map<string, TransactionData>(),
     { platformAccountNumber: account.platformAccountNumber, openPeriod },
     options.force_add_to_current_statement,
     undefined,

@@ -2,7 +2,7 @@
 // on the account), add it on its own date, add it moved into the open statement period, or reject
 // the whole request (outside the period without force, or no open period at all).
 import { describePeriod, nearestDayWithin } from './statement-period';
-import { toTransactionData, type TransactionData } from './transaction-data';
+import { sameJson, toTransactionData, type TransactionData } from './transaction-data';
 import type { FieldError } from '../platform/errors';
 import { TransactionImportError } from './transaction.errors';
 import type { LockedAccount, NewTransaction, OpenPeriod } from './transaction.repository';
@@ -12,20 +12,24 @@ export interface PlannedTransaction {
   /** Its place in the request. */
   index: number;
   transaction: TransactionInput;
+  /** The echo: the one sent for a transaction to add, the stored one for a transaction the account has. */
   data: TransactionData;
   add: boolean;
+  /** Set on a transaction the account has: whether what was sent is what is stored. */
+  matchesStored?: boolean;
   /** The date it is stored with: the submitted one, or the nearest day of the open period. */
   date: string;
 }
 
 /**
- * Every transaction planned (in request order), and the ones the open period refuses. `echoes`: each
- * transaction's echo when already at hand (a job's payload), else it is built here. `positions`: each
- * transaction's place in the request, when only some of a request's transactions are planned.
+ * Every transaction planned (in request order), and the ones the open period refuses. `existing`: the
+ * stored echo of each transaction_id the account has. `echoes`: each transaction's echo when already at
+ * hand (a job's payload), else it is built here. `positions`: each transaction's place in the request,
+ * when only some of a request's transactions are planned.
  */
 export function planImport(
   transactions: TransactionInput[],
-  existing: Set<string>,
+  existing: Map<string, TransactionData>,
   account: LockedAccount,
   force: boolean,
   echoes?: TransactionData[],
@@ -38,8 +42,16 @@ export function planImport(
     const data = echoes?.[i] ?? toTransactionData(transaction);
     const submittedDate = transaction.transaction_date;
     // Skipped transactions are not held to the period: a retry after the period rolled over still passes.
-    if (existing.has(transaction.transaction_id)) {
-      planned.push({ index, transaction, data, add: false, date: submittedDate });
+    const stored = existing.get(transaction.transaction_id);
+    if (stored) {
+      planned.push({
+        index,
+        transaction,
+        data: stored,
+        add: false,
+        date: submittedDate,
+        matchesStored: sameJson(data, stored),
+      });
       continue;
     }
     const period = account.openPeriod;

@@ -11,6 +11,27 @@ export function toTransactionData(t: TransactionInput): TransactionData {
   return toJson(t) as TransactionData;
 }
 
+/**
+ * Whether two echoes hold the same values, whatever the order of their keys (jsonb stores an object's
+ * keys in its own order). Echoes are JSON trees the schemas bound in depth and size.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((item, i) => sameJson(item, other[i]));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return (
+    keys.length === Object.keys(right).length &&
+    keys.every((k) => Object.hasOwn(right, k) && sameJson(left[k], right[k]))
+  );
+}
+
 /** A checked value in its echo's JSON form (a Decimal as a money string). */
 export function toJson(value: unknown): unknown {
   // Most values are strings and numbers: settled before the Decimal check.

@@ -19,7 +19,8 @@ export function toTransactionImportJson({ options, request }: TransactionImport)
 export const transactionImportJobPayload: JobPayload<TransactionImport> = {
   // Bump when the request's rules change, so jobs queued under the old rules are judged again.
   // 2: supply charges checked against the product catalogue; line and tax items carry Decimals.
-  version: 2,
+  // 3: identifiers with spaces at either end and text of spaces only are refused.
+  version: 3,
   validate(json) {
     const { options, request } = (json ?? {}) as { options?: unknown; request?: unknown };
     return parseTransactionImport({ options, request });
@@ -68,6 +69,7 @@ const SKIPPED = 'TRANSACTION_ALREADY_EXISTS';
 
 interface ImportResult {
   status: typeof ADDED | typeof SKIPPED;
+  matches_stored?: false;
   transaction_data: TransactionData;
   added_transaction_id?: unknown;
 }
@@ -84,6 +86,9 @@ interface CompactCreated {
 function compact(answer: { status: number; body: unknown }): CompactCreated | undefined {
   if (answer.status !== 201) return undefined;
   const results = (answer.body as { results: ImportResult[] }).results;
+  // A skipped transaction whose stored echo is not the one sent: the API's copy of the request holds only
+  // what was sent, so this answer rides whole.
+  if (results.some((r) => r.matches_stored === false)) return undefined;
   const items = results.map((r) =>
     r.added_transaction_id === undefined
       ? { added: r.status === ADDED }

@@ -2,6 +2,7 @@
 // one INSERT … SELECT per request, whatever its size (the design measured ~10× the throughput of
 // createMany at 100 rows). Plain SQL, run on a pg transaction or inside a Prisma one (asSql).
 import type { Prepared, Sql } from '../platform/db';
+import { wholeSecond } from '../platform/fields';
 import type { TransactionData } from './transaction-data';
 
 export interface OpenPeriod {
@@ -30,11 +31,15 @@ const lockAccountsStatement = (wait: boolean): Prepared => ({
 });
 const LOCK_ACCOUNTS = lockAccountsStatement(true);
 const LOCK_ACCOUNTS_NOWAIT = lockAccountsStatement(false);
+// With each pair its stored echo, read in the look-up itself: a skipped transaction is answered with what
+// the account holds, not with what was sent. The oldest row of a pair (check_previously_added=false can
+// store one twice).
 const FIND_EXISTING: Prepared = {
   name: 'transactions.find-existing-pairs',
-  text: `SELECT DISTINCT t.account_id, t.transaction_id
+  text: `SELECT DISTINCT ON (t.account_id, t.transaction_id) t.account_id, t.transaction_id, t.submitted
            FROM unnest($1::int[], $2::text[]) AS k(account_id, transaction_id)
-           JOIN transactions t ON t.account_id = k.account_id AND t.transaction_id = k.transaction_id`,
+           JOIN transactions t ON t.account_id = k.account_id AND t.transaction_id = k.transaction_id
+          ORDER BY t.account_id, t.transaction_id, t.id`,
 };
 // Every column but the five the import decides is read from the stored echo (`submitted`), so each
 // transaction crosses the wire once; the echo's decimals and dates are the submitted ones.
@@ -81,19 +86,19 @@ export async function lockAccounts(
   );
 }
 
-/** Which of each account's `transactionIds` it already has, by account. */
-export async function findExistingTransactionIds(
+/** Which of each account's `transactionIds` it already has, by account, each with its stored echo. */
+export async function findExistingTransactions(
   db: Sql,
   wanted: { accountId: number; transactionIds: string[] }[],
-): Promise<Map<number, Set<string>>> {
+): Promise<Map<number, Map<string, TransactionData>>> {
   const accounts = wanted.flatMap((w) => w.transactionIds.map(() => w.accountId));
-  const existing = new Map(wanted.map((w) => [w.accountId, new Set<string>()]));
+  const existing = new Map(wanted.map((w) => [w.accountId, new Map<string, TransactionData>()]));
   if (accounts.length === 0) return existing;
-  const { rows } = await db.query<{ account_id: number; transaction_id: string }>(FIND_EXISTING, [
-    accounts,
-    wanted.flatMap((w) => w.transactionIds),
-  ]);
-  for (const r of rows) existing.get(r.account_id)?.add(r.transaction_id);
+  const { rows } = await db.query<{ account_id: number; transaction_id: string; submitted: TransactionData }>(
+    FIND_EXISTING,
+    [accounts, wanted.flatMap((w) => w.transactionIds)],
+  );
+  for (const r of rows) existing.get(r.account_id)?.set(r.transaction_id, r.submitted);
   return existing;
 }
 
@@ -157,11 +162,12 @@ export async function findEchoes(db: Sql, ids: number[]): Promise<Map<number, Tr
   return new Map(rows.map((r) => [Number(r.id), r.submitted]));
 }
 
+/** A note at `createdAt`'s whole second: every note datetime is (see wholeSecond). */
 export async function insertPinnedNote(db: Sql, accountId: number, body: string, createdAt: Date): Promise<void> {
   await db.query('INSERT INTO notes (account_id, body, created_at, is_pinned) VALUES ($1, $2, $3::timestamptz, true)', [
     accountId,
     body,
-    createdAt,
+    wholeSecond(createdAt),
   ]);
 }
 

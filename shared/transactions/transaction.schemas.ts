@@ -8,7 +8,10 @@ import {
   AliasedAccountReference,
   checkAccountNumberAlias,
   DecimalField,
+  IdentifierField,
+  isCalendarDay,
   IsoDate,
+  TextField,
 } from '../platform/fields';
 
 const fail = (ctx: z.core.$RefinementCtx, code: string, message: string, path?: PropertyKey[]) =>
@@ -57,8 +60,10 @@ const PAYMENT_TYPES = [
 const REPAYMENT_TYPES = ['DIRECT_CREDIT', 'CARD_REFUND', 'BACS', 'CHEQUE', 'BPAY', ''] as const;
 const TAX_UNIT_TYPES = ['PROPORTION', 'CURRENCY_PER_KWH'] as const;
 
-const Code = z.string().min(1).max(255);
-const Text = z.string().min(1).max(10_000);
+const Code = IdentifierField(255);
+const Text = TextField(10_000);
+// The reason is free text by the contract's Origin variant, bounded like the codes.
+const Reason = TextField(255);
 
 // Nested lists are bounded as well as the top-level one (README "Transactions"): the contract sets no
 // limit, these are far above any real bill and far below what would make one request costly.
@@ -118,7 +123,8 @@ function latestStartedDay(): string {
 }
 
 const TransactionDate = IsoDate.superRefine((s, ctx) => {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(s) && s > latestStartedDay()) {
+  // A date that is no day (2026-13-01) is only `invalid`, never also in the future.
+  if (isCalendarDay(s) && s > latestStartedDay()) {
     fail(ctx, 'transaction_in_future', 'The transaction date is in the future.');
   }
 });
@@ -162,7 +168,8 @@ const LineItem = z
     params: Params.optional(),
   })
   .superRefine((item, ctx) => {
-    if (item.end_date < item.start_date) {
+    // Only two real days are compared: a malformed date is reported once, by its own field.
+    if (isCalendarDay(item.start_date) && isCalendarDay(item.end_date) && item.end_date < item.start_date) {
       fail(ctx, 'start_date_later_than_end_date', 'The end date must not be before the start date.', ['end_date']);
     }
     const product = item.price_per_unit && new Exact(item.price_per_unit).times(item.number_of_units);
@@ -198,7 +205,7 @@ const common = {
 const Charge = z.object({
   ...common,
   type: z.literal('CHARGE'),
-  reason: Code.optional(),
+  reason: Reason.optional(),
   display_note: Text.optional(),
   note: Text.optional(),
   tax_items: z.array(TaxItem).max(MAX_TAX_ITEMS).optional(),
@@ -207,7 +214,7 @@ const Charge = z.object({
 const Credit = z.object({
   ...common,
   type: z.literal('CREDIT'),
-  reason: Code.optional(),
+  reason: Reason.optional(),
   display_note: Text.optional(),
   note: Text.optional(),
 });
@@ -216,7 +223,7 @@ const Payment = z.object({
   ...common,
   amount: PositiveMoney,
   type: z.literal('PAYMENT'),
-  reason: Code.optional(),
+  reason: Reason.optional(),
   reference: Code.optional(),
   payment_type: z.enum(PAYMENT_TYPES).optional(),
   display_note: Text.optional(),
@@ -227,7 +234,7 @@ const Repayment = z.object({
   ...common,
   amount: PositiveMoney,
   type: z.literal('REPAYMENT'),
-  reason: Code.optional(),
+  reason: Reason.optional(),
   reference: Code.optional(),
   payment_type: z.enum(REPAYMENT_TYPES).optional(),
   display_note: Text.optional(),

@@ -17,6 +17,7 @@ import {
 } from './import-plan';
 import { loadSupplyChargeState, withDataChecks } from './data-checks';
 import { checkSupplyCharges } from './supply-charge.validation';
+import type { TransactionData } from './transaction-data';
 import { toTransactionImportJson } from './transaction.job-payload';
 import * as repo from './transaction.repository';
 import type { LockedAccount } from './transaction.repository';
@@ -78,7 +79,7 @@ export async function importTransactionGroup(
     runs.map((r) => r.accountId),
     locks,
   );
-  const existing = await repo.findExistingTransactionIds(
+  const existing = await repo.findExistingTransactions(
     tx,
     runs
       .filter((r) => r.import.options.check_previously_added && accounts.has(r.accountId))
@@ -99,7 +100,7 @@ export async function importTransactionGroup(
     }
     const { planned, rejected } = planImport(
       request.transactions,
-      existing.get(run.accountId) ?? new Set(),
+      existing.get(run.accountId) ?? new Map<string, TransactionData>(),
       account,
       options.force_add_to_current_statement,
       echoes,
@@ -133,6 +134,8 @@ function created(planned: PlannedTransaction[], ids: Map<string, number>): Queue
     const id = p.add ? ids.get(p.transaction.transaction_id) : undefined;
     return {
       status: p.add ? 'TRANSACTION_ADDED_TO_ACCOUNT' : 'TRANSACTION_ALREADY_EXISTS',
+      // Next to the status: the stored transaction echoed below is not the one this request sent.
+      ...(p.matchesStored === false ? { matches_stored: false } : {}),
       transaction_data: p.data,
       ...(id !== undefined ? { added_transaction_id: id } : {}),
     };

@@ -4,7 +4,15 @@ import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import { NOTES, PAYMENT_INSTRUCTIONS, STATEMENTS, TRANSACTIONS } from './endpoints';
 import { fuzzOptions, startFuzzWorld, type FuzzWorld } from './fuzz-world';
-import { decimal, documentPath, formatDateTime, isoDate, isoDateTime, wellFormedText } from './valid-values';
+import {
+  decimal,
+  documentPath,
+  formatDateTime,
+  identifierText,
+  isoDate,
+  isoDateTime,
+  nonBlankText,
+} from './valid-values';
 
 const day = (d: Date | null) => d && d.toISOString().slice(0, 10);
 
@@ -24,11 +32,11 @@ describe('valid payloads round-trip', () => {
   it('notes: stored as sent, each NOTE_CREATION_SUCCESS', async () => {
     const note = fc.record(
       {
-        body: wellFormedText(1, 200),
+        body: nonBlankText(1, 200),
         document_paths: fc.array(fc.record({ document_path: documentPath }), { minLength: 1, maxLength: 3 }),
         created_at: isoDateTime,
         is_pinned: fc.boolean(),
-        external_id: wellFormedText(1, 40),
+        external_id: identifierText(1, 40),
       },
       { requiredKeys: ['body'] },
     );
@@ -70,9 +78,9 @@ describe('valid payloads round-trip', () => {
       .record({
         from: isoDate('2000-01-01', '2024-12-31'),
         days: fc.integer({ min: 0, max: 90 }),
-        statement_id: wellFormedText(1, 60),
+        statement_id: identifierText(1, 60),
         issued_date: isoDate(),
-        number: wellFormedText(1, 30),
+        number: identifierText(1, 30),
         gross_amount: fc.integer({ min: -1e12, max: 1e12 }),
         statement_path: documentPath,
       })
@@ -116,15 +124,15 @@ describe('valid payloads round-trip', () => {
       fc.record({
         type: fc.constantFrom('CHARGE', 'CREDIT'),
         amount: decimal(10, 10),
-        note: wellFormedText(1, 80),
-        display_note: wellFormedText(1, 80),
-        reason: wellFormedText(1, 30),
+        note: nonBlankText(1, 80),
+        display_note: nonBlankText(1, 80),
+        reason: nonBlankText(1, 30),
       }),
       fc.record({
         type: fc.constantFrom('PAYMENT', 'REPAYMENT'),
         amount: decimal(10, 10, { positive: true }),
-        reference: wellFormedText(1, 60),
-        note: wellFormedText(1, 80),
+        reference: identifierText(1, 60),
+        note: nonBlankText(1, 80),
       }),
     );
     const asNumber = fc.boolean();

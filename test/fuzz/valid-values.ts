@@ -17,6 +17,14 @@ export const wellFormedText = (minLength: number, maxLength: number) =>
     })
     .filter((s) => !s.includes('\u0000') && s.length >= minLength);
 
+/** Text the service stores: not spaces only (that is `blank`). */
+export const nonBlankText = (minLength: number, maxLength: number) =>
+  wellFormedText(minLength, maxLength).filter((s) => s.trim() !== '');
+
+/** An identifier the service stores: no whitespace at either end (refused, never trimmed). */
+export const identifierText = (minLength: number, maxLength: number) =>
+  wellFormedText(minLength, maxLength).filter((s) => s !== '' && s === s.trim());
+
 const segment = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9 ._()-]{0,15}$/).filter((s) => s !== '.' && s !== '..');
 
 export const documentPath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));

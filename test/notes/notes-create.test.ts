@@ -113,7 +113,7 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
     expect((await storedNotes(app, account.id))[0]!.body).toBeNull();
   });
 
-  it('reads created_at and unpin_at with offsets and fractions and answers them in UTC with Z', async () => {
+  it('reads created_at and unpin_at with offsets and fractions and stores and answers them in UTC whole seconds', async () => {
     const account = await importAccount(app, tenant);
     const res = await postNotes(
       app,
@@ -128,10 +128,10 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
       ]),
     );
     expect(res.status).toBe(201);
-    expect(res.body[0]).toMatchObject({ created_at: '2024-03-10T12:30:00Z', unpin_at: '2024-04-01T00:30:00.250Z' });
+    expect(res.body[0]).toMatchObject({ created_at: '2024-03-10T12:30:00Z', unpin_at: '2024-04-01T00:30:00Z' });
     const [note] = await storedNotes(app, account.id);
     expect(note!.createdAt.toISOString()).toBe('2024-03-10T12:30:00.000Z');
-    expect(note!.unpinAt!.toISOString()).toBe('2024-04-01T00:30:00.250Z');
+    expect(note!.unpinAt!.toISOString()).toBe('2024-04-01T00:30:00.000Z');
   });
 
   it('stores and echoes external_id and is_archived, and accepts unpin_at equal to created_at', async () => {

@@ -63,6 +63,14 @@ describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
     ]);
   });
 
+  it('refuses a body of spaces only as blank, and a padded external_id as invalid', async () => {
+    const res = await post([{ body: '  \t ' }, { body: 'b', external_id: ' N-1' }]);
+    await expectRefused(res, [
+      { attr: 'notes.0.body', code: 'blank' },
+      { attr: 'notes.1.external_id', code: 'invalid' },
+    ]);
+  });
+
   it('refuses unpin_at before created_at', async () => {
     const res = await post([
       { body: 'pinned', is_pinned: true, created_at: '2024-01-02T00:00:00Z', unpin_at: '2024-01-01T23:59:59Z' },

@@ -97,6 +97,25 @@ describe('POST /v1/data-import/historical-statements/create/ — refused payload
     );
   });
 
+  it('refuses a statement_id of spaces only or with a space at either end instead of storing it', async () => {
+    await expectRefused(
+      await post([
+        { ...valid, statement_id: '   ' },
+        { ...valid, statement_id: ' pad-x' },
+      ]),
+      [
+        { attr: 'statements.0.statement_id', code: 'blank' },
+        { attr: 'statements.1.statement_id', code: 'invalid' },
+      ],
+    );
+  });
+
+  it('reports a malformed bill_period_from_date once, without a range error at the valid bill_period_to_date', async () => {
+    await expectRefused(await post([{ ...valid, bill_period_from_date: '2023-13-01' }]), [
+      { attr: 'statements.0.bill_period_from_date', code: 'invalid' },
+    ]);
+  });
+
   it.each([
     ['a parent segment', '../x.pdf'],
     ['a leading slash', '/abs.pdf'],
