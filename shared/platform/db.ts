@@ -57,10 +57,10 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** A statement config without its name: sent as PostgreSQL's unnamed statement. */
+/** A statement config without its name: sent as PostgreSQL's unnamed statement. Cursors pass as they are. */
 function unnamed(config: unknown): unknown {
-  if (typeof config !== 'object' || config === null || !('name' in config)) return config;
-  const { name: _name, ...rest } = config as { name: unknown };
+  if (typeof config !== 'object' || config === null || !('name' in config) || 'submit' in config) return config;
+  const { name: _name, ...rest } = config;
   return rest;
 }
 
@@ -72,7 +72,7 @@ function unnamed(config: unknown): unknown {
  */
 function sendUnnamed(client: { query: (...args: never[]) => unknown }): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  client.query = ((config: unknown, ...rest: unknown[]) => query(unnamed(config), ...rest)) as typeof client.query;
+  client.query = (config: unknown, ...rest: unknown[]) => query(unnamed(config), ...rest);
 }
 
 export function createDatabase(
