@@ -153,7 +153,7 @@ describe('npm run bench at toy sizes', () => {
       'SIGKILLed mid-run',
     ];
     for (const label of labels) expect(run.stdout).toContain(label);
-  }, 360_000);
+  }, 480_000);
 
   it('draws the curves at toy sizes and drops its database afterwards', async () => {
     const curvesDb = `${database}_curves`;
