@@ -4,7 +4,7 @@
 import { createHistogram, performance } from 'node:perf_hooks';
 import { Pool as PgPool } from 'pg';
 import { Pool } from 'undici';
-import { CEILING_SQL, ceilingParams, notesBody, transactionsBody, type WriteTarget } from './payloads';
+import { CEILING_SQL, ceilingParams, notesBody, statementsBody, transactionsBody, type WriteTarget } from './payloads';
 
 interface Window {
   clients: number;
@@ -12,10 +12,24 @@ interface Window {
   durationMs: number;
 }
 
+type WriteKind = 'transactions' | 'notes' | 'statements';
+
+/** Each write endpoint, its body and what a 201 answer says once per item it took. */
+const WRITES: Record<WriteKind, { path: string; body: typeof notesBody; added: string }> = {
+  transactions: {
+    path: '/v1/data-import/transactions/create/',
+    body: transactionsBody,
+    added: '"TRANSACTION_ADDED_TO_ACCOUNT"',
+  },
+  notes: { path: '/v1/data-import/notes/create/', body: notesBody, added: '"NOTE_CREATION_SUCCESS"' },
+  // Answered with the request itself: one statement_id per statement.
+  statements: { path: '/v1/data-import/historical-statements/create/', body: statementsBody, added: '"statement_id"' },
+};
+
 export type LoadSpec =
   | (Window & { kind: 'ceiling'; databaseUrl: string; accountIds: number[]; batch: number; runId: string })
   | (Window & {
-      kind: 'transactions' | 'notes';
+      kind: WriteKind;
       base: string;
       token: string;
       targets: WriteTarget[];
@@ -136,7 +150,7 @@ async function ceiling(spec: Extract<LoadSpec, { kind: 'ceiling' }>): Promise<Wi
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function http(spec: Extract<LoadSpec, { kind: 'transactions' | 'notes' | 'status' }>): Promise<WindowResult> {
+async function http(spec: Extract<LoadSpec, { kind: WriteKind | 'status' }>): Promise<WindowResult> {
   // No body or headers time-out: a retrying client's request may wait the whole RESULT_WAIT_MS.
   const pool = new Pool(spec.base, { connections: spec.clients, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   const headers = { authorization: `Token ${spec.token}`, 'content-type': 'application/json' };
@@ -152,11 +166,9 @@ async function http(spec: Extract<LoadSpec, { kind: 'transactions' | 'notes' | '
     }
     // Consecutive requests go to different accounts: concurrent requests never wait on one account's lock.
     const target = spec.targets[n % spec.targets.length]!;
-    const isTx = spec.kind === 'transactions';
-    const body = isTx
-      ? transactionsBody(target, spec.runId, n, spec.batch)
-      : notesBody(target, spec.runId, n, spec.batch);
-    const path = isTx ? '/v1/data-import/transactions/create/' : '/v1/data-import/notes/create/';
+    const write = WRITES[spec.kind];
+    const body = write.body(target, spec.runId, n, spec.batch);
+    const path = write.path;
     const retryFor = 'retryForMs' in spec ? spec.retryForMs : undefined;
     const sendHeaders = retryFor === undefined ? headers : { ...headers, 'idempotency-key': `${spec.runId}-${n}` };
     const giveUpAt = performance.now() + (retryFor ?? 0);
@@ -169,7 +181,7 @@ async function http(spec: Extract<LoadSpec, { kind: 'transactions' | 'notes' | '
         await sleep(Math.min(Number.isFinite(after) && after > 0 ? after * 1000 : 500, 2_000));
         continue;
       }
-      const added = occurrences(text, isTx ? '"TRANSACTION_ADDED_TO_ACCOUNT"' : '"NOTE_CREATION_SUCCESS"');
+      const added = occurrences(text, write.added);
       if (res.statusCode !== 201 || added !== spec.batch) {
         return { items: added, retries, unfinished: retryable, error: `${res.statusCode} ${text.slice(0, 300)}` };
       }

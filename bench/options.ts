@@ -1,7 +1,17 @@
 // Command-line options of `npm run bench`. Defaults are the full run; the smoke test passes tiny sizes.
 import { parseArgs } from 'node:util';
 
-export const PHASES = ['idle', 'ceiling', 'transactions', 'notes', 'status', 'list', 'levers', 'scaleout'] as const;
+export const PHASES = [
+  'idle',
+  'ceiling',
+  'transactions',
+  'real',
+  'notes',
+  'status',
+  'list',
+  'levers',
+  'scaleout',
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -13,6 +23,9 @@ export interface BenchOptions {
   clients: number;
   /** Transactions or notes per request, rows per ceiling batch. */
   batch: number;
+  /** The real shape (`real` phase): clients, and transactions per request (notes and statements: one). */
+  realClients: number;
+  realBatch: number;
   warmupSeconds: number;
   seconds: number;
   /** `dist`: built and run as `npm start` does; `tsx`: the TypeScript sources (no build, ~50 MB more RSS). */
@@ -39,6 +52,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       'list-accounts': { type: 'string', default: '1000000' },
       clients: { type: 'string', default: '32' },
       batch: { type: 'string', default: '100' },
+      // The rehearsal's shape: the client's concurrency, 10 transactions per account and request.
+      'real-clients': { type: 'string', default: '16' },
+      'real-batch': { type: 'string', default: '10' },
       warmup: { type: 'string', default: '3' },
       seconds: { type: 'string', default: '12' },
       runtime: { type: 'string', default: 'dist' },
@@ -68,6 +84,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     listAccounts: positive('list-accounts', values['list-accounts']),
     clients: positive('clients', values.clients),
     batch: positive('batch', values.batch),
+    realClients: positive('real-clients', values['real-clients']),
+    realBatch: positive('real-batch', values['real-batch']),
     warmupSeconds: Number(values.warmup),
     seconds: positive('seconds', values.seconds),
     runtime: values.runtime,

@@ -93,3 +93,15 @@ export function ceilingParams(accountId: number, runId: string, seq: number, bat
     submitted,
   ];
 }
+
+export function statementsBody(target: WriteTarget, runId: string, seq: number, batch: number): string {
+  const items: string[] = [];
+  for (let i = 0; i < batch; i++) {
+    const month = String(1 + (i % 12)).padStart(2, '0');
+    items.push(
+      `{"statement_id":"${runId}-${seq}-${i}","bill_period_from_date":"2023-${month}-01",` +
+        `"bill_period_to_date":"2023-${month}-28","issued_date":"2023-${month}-28","gross_amount":${1000 + ((seq + i) % 9000)}}`,
+    );
+  }
+  return `{"import_supplier":"${target.supplier}","external_account_number":"${target.external}","statements":[${items.join(',')}]}`;
+}

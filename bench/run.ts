@@ -15,6 +15,7 @@ import { parseOptions, type Phase } from './options';
 import { childrenByRole, loadAverage, rssMb } from './proc';
 import { formatTable, type BenchResults, type Throughput } from './report';
 import { leversPhase } from './levers';
+import { realShapePhase, realShapeRows } from './real-shape';
 import { scaleOutPhase } from './scale-out';
 import { build, freePort, obtainToken, spawnService, untilReady, type ServiceProcess } from './service';
 
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
       listAccounts: opts.listAccounts,
       clients: opts.clients,
       batch: opts.batch,
+      realClients: opts.realClients,
+      realBatch: opts.realBatch,
       warmupSeconds: opts.warmupSeconds,
       seconds: opts.seconds,
       runtime: opts.runtime,
@@ -102,6 +105,8 @@ async function main(): Promise<void> {
   }));
   const pg = new Client({ connectionString: opts.databaseUrl });
   await pg.connect();
+  // Off, the tables are never analysed while they grow: plans then depend on how statements are sent.
+  results.host.autovacuum = (await pg.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum;
   let service: ServiceProcess | undefined;
   try {
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
@@ -160,8 +165,19 @@ async function main(): Promise<void> {
         batch: opts.batch,
         runId,
       });
-      if (has('ceiling')) runs.push(await ceiling());
     }
+    if (has('real')) {
+      results.real = await realShapePhase(meter, {
+        ...window,
+        clients: opts.realClients,
+        batch: opts.realBatch,
+        base: service.base,
+        token,
+        targets,
+        runId,
+      });
+    }
+    if (has('ceiling') && (has('transactions') || has('real'))) runs.push(await ceiling());
     if (runs.length) {
       const rowsPerSecond = runs.reduce((s, r) => s + r.perSecond, 0) / runs.length;
       results.ceiling = { rowsPerSecond, runs };
@@ -220,7 +236,7 @@ async function main(): Promise<void> {
   }
   results.host.loadAfter = loadAverage();
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
-  process.stdout.write(formatTable(results) + '\n');
+  process.stdout.write(formatTable(results, realShapeRows(results)) + '\n');
   say(
     `results in ${opts.out}, service log in ${results.serviceLog}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`,
   );

@@ -262,9 +262,17 @@ async function main(): Promise<number> {
     const second = await timed('reconcile after the second run', () => reconcile('reconciliation-2.csv'));
     checks['second reconciliation: zero differences'] = second.code === 0 && second.summary.accounts_differing === 0;
 
+    // Lines per second of each first send (invalid lines included: the client reads and answers them too).
+    const perSecond = (lines: number, seconds: number) => Math.round(lines / seconds);
+    const rates = {
+      notes: perSecond(sizes.notes, notes.seconds),
+      statements: perSecond(sizes.statements, statements.seconds),
+      transactions: perSecond(sizes.transactions, killed.seconds + resumed.seconds),
+    };
     const report = {
       sizes,
       timings,
+      rates,
       checks,
       stored: after,
       summaries: {
@@ -275,7 +283,7 @@ async function main(): Promise<number> {
       },
     };
     writeFileSync(path.join(dir, 'rehearsal.json'), JSON.stringify(report, null, 2) + '\n');
-    process.stdout.write(formatReport(sizes, timings, checks, after, dir));
+    process.stdout.write(formatReport(sizes, timings, rates, checks, after, dir));
     return Object.values(checks).every(Boolean) ? 0 : 1;
   } finally {
     await service.stop();
@@ -285,6 +293,7 @@ async function main(): Promise<number> {
 function formatReport(
   sizes: object,
   timings: Record<string, number>,
+  rates: Record<string, number>,
   checks: Record<string, boolean>,
   stored: object,
   dir: string,
@@ -292,6 +301,7 @@ function formatReport(
   return [
     `rehearsal in ${dir}: ${JSON.stringify(sizes)}`,
     ...Object.entries(timings).map(([step, s]) => `  ${step.padEnd(40)} ${s} s`),
+    ...Object.entries(rates).map(([kind, r]) => `  ${`rate: ${kind} (first send)`.padEnd(40)} ${r} lines/s`),
     `  stored: ${JSON.stringify(stored)}`,
     ...Object.entries(checks).map(([check, ok]) => `  ${ok ? 'ok  ' : 'FAIL'} ${check}`),
     '',

@@ -78,6 +78,7 @@ export async function applyAccountFile(
     if (chunk.length >= size) await flush();
   }
   if (chunk.length > 0) await flush();
+  if (report.created + report.updated > 0) await bulk.analyzeAccountTables(db.pool);
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }

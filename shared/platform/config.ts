@@ -160,6 +160,10 @@ export const ConfigSchema = z
       .default(64 * 1024),
     // How long a request waits for a pooled database connection before 503 database_busy.
     DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    // unnamed: every statement is planned with its own values (a plan cannot go stale as tables grow
+    // without ANALYZE) and works behind a transaction-mode pooler. named: parsed once per connection,
+    // still planned with its values inside transactions (SET LOCAL plan_cache_mode); needs session pooling.
+    DB_PREPARED_STATEMENTS: z.enum(['unnamed', 'named']).default('unnamed'),
     // Queued writes (transactions, payment instructions) waiting for their answer at once.
     QUEUED_REQUESTS_PER_PROCESS: z.coerce.number().int().positive().default(512),
     QUEUED_REQUESTS_PER_ORGANISATION: z.coerce.number().int().positive().default(64),

@@ -11,9 +11,11 @@ import type { Config } from './config';
 export type DbClient = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
 
 /**
- * A statement run often enough to keep prepared: each connection parses and plans it once, then
- * only binds and executes it (measured on a status lookup: PostgreSQL 0.24 → 0.08 ms of CPU, Node
- * 0.49 → 0.42 ms).
+ * A hot statement, named. Whether the name reaches PostgreSQL is configuration
+ * (DB_PREPARED_STATEMENTS, see createDatabase): a named statement is parsed once per connection, but
+ * PostgreSQL may then cache a generic plan made while the tables were small and keep it as they grow
+ * to millions of rows (nothing re-plans it while autovacuum is off and no ANALYZE runs: issue 22
+ * measured 130–210 ms sequential scans in place of ~1 ms index look-ups).
  */
 export interface Prepared {
   name: string;
@@ -46,15 +48,38 @@ export function asSql(client: Sql | DbClient): Sql {
   };
 }
 
+export type PreparedStatements = Config['DB_PREPARED_STATEMENTS'];
+
 export interface Database {
   prisma: PrismaClient;
   pool: Pool;
+  preparedStatements: PreparedStatements;
   close(): Promise<void>;
 }
 
+/** A statement config without its name: sent as PostgreSQL's unnamed statement. Cursors pass as they are. */
+function unnamed(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || !('name' in config) || 'submit' in config) return config;
+  const { name: _name, ...rest } = config;
+  return rest;
+}
+
+/**
+ * Makes every query of this connection go out unnamed: PostgreSQL then parses and plans each one
+ * with its own values (an unnamed statement never reaches the generic-plan cache), and a
+ * transaction-mode pooler, which may hand each transaction another server connection, can carry it.
+ * Prisma's adapter sends unnamed statements already (it names them only given a statementNameGenerator).
+ */
+function sendUnnamed(client: { query: (...args: never[]) => unknown }): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = (config: unknown, ...rest: unknown[]) => query(unnamed(config), ...rest);
+}
+
 export function createDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_SIZE'> & Partial<Pick<Config, 'DB_ACQUIRE_TIMEOUT_MS'>>,
+  config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_SIZE'> &
+    Partial<Pick<Config, 'DB_ACQUIRE_TIMEOUT_MS' | 'DB_PREPARED_STATEMENTS'>>,
 ): Database {
+  const preparedStatements = config.DB_PREPARED_STATEMENTS ?? 'unnamed';
   const pool = new Pool({
     connectionString: config.DATABASE_URL,
     max: config.DB_POOL_SIZE,
@@ -64,10 +89,12 @@ export function createDatabase(
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  if (preparedStatements === 'unnamed') pool.on('connect', sendUnnamed);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     pool,
+    preparedStatements,
     async close() {
       await prisma.$disconnect();
       await pool.end();
@@ -100,8 +127,11 @@ export async function inTransaction<T>(db: Database, work: (sql: Sql) => Promise
   const ignore = () => undefined;
   client.on('error', ignore);
   try {
-    // One round trip for both: a simple-protocol query may hold several statements.
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.round(timeoutMs)}`);
+    // One round trip for all: a simple-protocol query may hold several statements. Named statements
+    // are planned with their values here too (see Prepared): a stale generic plan costs far more
+    // than planning a statement of the transaction again.
+    const plans = db.preparedStatements === 'named' ? '; SET LOCAL plan_cache_mode = force_custom_plan' : '';
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.round(timeoutMs)}${plans}`);
     const result = await work(client);
     await client.query('COMMIT');
     client.off('error', ignore);

@@ -242,4 +242,25 @@ describe('admin apply of NDJSON and CSV account files', () => {
       { attr: 'line 2', code: 'parse_error', detail: expect.any(String) },
     ]);
   });
+
+  it('refreshes the statistics of the tables it filled, so later plans are not costed on empty tables', async () => {
+    const analyses = async () =>
+      Number(
+        (
+          await t.db.pool.query<{ n: string }>(
+            `SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'accounts'`,
+          )
+        ).rows[0]!.n,
+      );
+    const code = await supplier();
+    const before = await analyses();
+
+    await applyAccountFile(
+      t.db,
+      await file('s.ndjson', ndjson([{ import_supplier: code, external_account_number: 'S-1', state: 'staged' }])),
+      'ndjson',
+    );
+
+    expect(await analyses()).toBeGreaterThan(before);
+  });
 });

@@ -14,6 +14,7 @@ const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
 
 function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
+  args.push('--real-clients', '2', '--real-batch', '3');
   args.push(
     '--seconds',
     '1',
@@ -88,6 +89,15 @@ describe('npm run bench at toy sizes', () => {
     // The batch keeps its full size: every request of the write phases carries 100 items.
     expect(r.transactions.items).toBe(r.transactions.requests * 100);
     expect(r.notes.items).toBe(r.notes.requests * 100);
+    expect(r.host.autovacuum).toMatch(/^(on|off)$/);
+    expect(r.real).toMatchObject({ clients: 2, batch: 3 });
+    for (const kind of ['transactions', 'notes', 'statements'] as const) {
+      const t = r.real[kind];
+      expect({ kind, errors: t.errors, firstError: t.firstError }).toEqual({ kind, errors: 0, firstError: undefined });
+      expect(t.requests).toBeGreaterThan(0);
+      expect(t.items).toBe(t.requests * (kind === 'transactions' ? 3 : 1));
+      expect(t.cpu.api).toBeGreaterThan(0);
+    }
     expect(r.transactions.ratioToCeiling).toBeCloseTo(r.transactions.perSecond / r.ceiling.rowsPerSecond, 6);
     expect(r.list).toMatchObject({ status: 200, accounts: 1000, rows: 1000 });
     expect(r.list.seconds).toBeGreaterThan(0);
@@ -129,6 +139,11 @@ describe('npm run bench at toy sizes', () => {
       'ceiling:',
       'transactions:',
       'transactions / ceiling',
+      'real shape: transactions, 2 clients × 3',
+      'real shape: notes, 2 clients × 1',
+      'real shape: statements, 2 clients × 1',
+      'API CPU per request',
+      'autovacuum',
       'notes:',
       'status:',
       'list:',
@@ -138,7 +153,7 @@ describe('npm run bench at toy sizes', () => {
       'SIGKILLed mid-run',
     ];
     for (const label of labels) expect(run.stdout).toContain(label);
-  }, 360_000);
+  }, 480_000);
 
   it('draws the curves at toy sizes and drops its database afterwards', async () => {
     const curvesDb = `${database}_curves`;
@@ -165,6 +180,10 @@ describe('npm run bench at toy sizes', () => {
       '0.3',
       '--wait-seconds',
       '2',
+      '--real-clients',
+      '2',
+      '--real-batch',
+      '3',
       '--runtime',
       'tsx',
     );
@@ -175,8 +194,13 @@ describe('npm run bench at toy sizes', () => {
     const r = JSON.parse(readFileSync(out, 'utf8'));
     expect(r.transactions.map((t: { tableRows: number }) => t.tableRows >= 0)).toEqual([true, true]);
     expect(r.transactions[1].tableRows).toBeGreaterThanOrEqual(2000);
-    for (const t of r.transactions)
+    for (const t of [...r.transactions, ...r.realPoints])
       expect({ errors: t.errors, moving: t.perSecond > 0 }).toEqual({ errors: 0, moving: true });
+    expect(r.realPoints.map((t: { tableRows: number }) => t.tableRows)).toEqual(
+      r.transactions.map((t: { tableRows: number }) => t.tableRows),
+    );
+    expect(r.real).toEqual({ clients: 2, batch: 3 });
+    expect(run.stdout).toContain('real shape, 2 clients × 3 (table not analysed)');
     expect(r.status.map((s: { accounts: number }) => s.accounts)).toEqual([500, 1000]);
     for (const s of r.status)
       expect({ errors: s.errors, moving: s.perSecond > 0 }).toEqual({ errors: 0, moving: true });

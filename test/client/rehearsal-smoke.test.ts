@@ -68,4 +68,6 @@ it('rehearses a small migration end to end and every check holds', async () => {
   });
   expect(stdout.match(/^ {2}ok {3}/gm)).toHaveLength(8);
   expect(stdout).toContain('"transactions":2940');
+  for (const kind of ['notes', 'statements', 'transactions'])
+    expect(stdout).toMatch(new RegExp(`rate: ${kind} \\(first send\\) +\\d+ lines/s`));
 }, 300_000);
