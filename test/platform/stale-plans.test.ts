@@ -15,7 +15,7 @@ import {
   type Sql,
 } from '../../shared/platform/db';
 import { finishResults, lockUnfinishedMany } from '../../shared/requests/request-result.repository';
-import { findExistingTransactionIds } from '../../shared/transactions/transaction.repository';
+import { findExistingTransactions } from '../../shared/transactions/transaction.repository';
 import { testConfig, testDatabaseUrl } from '../helpers/context';
 
 const TRANSACTIONS = 1_000_000;
@@ -44,7 +44,7 @@ async function group(db: Database, round: number) {
     const ids = Array.from({ length: 10 }, (_, i) => `probe-${round}-${i}`);
     await lockUnfinishedMany(sql, ids, { wait: false });
     await lockUnfinishedMany(sql, ids.slice(0, 1), { wait: true });
-    await findExistingTransactionIds(sql, [
+    await findExistingTransactions(sql, [
       { accountId: 7, transactionIds: ids },
       { accountId: 8, transactionIds: ids },
     ]);
