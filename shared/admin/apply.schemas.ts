@@ -3,7 +3,7 @@
 // the ones the single-purpose admin commands validate with (admin.schemas.ts).
 import { z } from 'zod';
 import { API_KEY_MIN_LENGTH } from '../auth/secrets';
-import { DecimalField, DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
+import { DecimalField, DocumentPath, IdentifierField, IsoDate, IsoDateTime } from '../platform/fields';
 
 const withCode = (code: string, message: string) => ({ message, params: { code } });
 
@@ -47,8 +47,9 @@ const ApiKeyValue = z
   );
 
 export const OrganisationName = z.string().min(1).max(200);
-export const ExternalAccountNumber = z.string().min(1).max(128);
-const PlatformAccountNumber = z.string().min(1).max(128);
+// The API refuses identifiers with whitespace at either end, so an account must not be created with one.
+export const ExternalAccountNumber = IdentifierField(128);
+const PlatformAccountNumber = IdentifierField(128);
 // A Stripe customer id: `cus_` and alphanumerics (length checked first, so the pattern runs on 255 at most).
 const StripeCustomerId = z
   .string()

@@ -306,6 +306,25 @@ describe('admin apply', () => {
       'only_for_imported_accounts',
     ],
     [
+      'an account number with a leading space, which the API could never address',
+      (file, f) =>
+        file.accounts!.push({ import_supplier: f.names.supplier, external_account_number: ' EXT-9', state: 'staged' }),
+      'accounts.5.external_account_number',
+      'invalid',
+    ],
+    [
+      'a platform account number with a trailing space',
+      (file, f) =>
+        file.accounts!.push({
+          import_supplier: f.names.supplier,
+          external_account_number: 'EXT-9',
+          state: 'imported',
+          platform_account_number: 'A-9 ',
+        }),
+      'accounts.5.platform_account_number',
+      'invalid',
+    ],
+    [
       'a Stripe customer id of the wrong shape',
       (file) => (file.accounts![0]!.stripe_customer = 'pm_A1'),
       'accounts.0.stripe_customer',
