@@ -8,7 +8,7 @@ import { ValidationError, type FieldError } from '../platform/errors';
 import { issueToFieldError } from '../platform/validation';
 import * as bulk from './accounts-bulk.repository';
 import { upsertAccount } from './accounts.use-cases';
-import { AccountSpec, type AccountSpecT } from './apply.schemas';
+import { AccountSpec, IMPORT_ONLY_FIELDS, type AccountSpecT } from './apply.schemas';
 import { lineError, readRecords, type FileRecord } from './record-file';
 import { checkSupplierReferences } from './suppliers.use-cases';
 
@@ -206,12 +206,7 @@ function decide(
     return moves || recordsCustomer ? 'one' : 'unchanged';
   }
   if (a.state === 'imported') return 'create';
-  for (const field of [
-    'platform_account_number',
-    'account_created_at',
-    'open_statement_from',
-    'stripe_customer',
-  ] as const) {
+  for (const field of IMPORT_ONLY_FIELDS) {
     if (a[field] !== undefined)
       throw lineError(line, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`, field);
   }

@@ -9,7 +9,7 @@ import { parseOrThrow } from '../platform/validation';
 import type { ImportState } from '../generated/prisma/client';
 import * as repo from './accounts.repository';
 import { AccountList, AccountPut, AccountRef } from './admin.schemas';
-import type { AccountSpecT } from './apply.schemas';
+import { IMPORT_ONLY_FIELDS, type AccountSpecT } from './apply.schemas';
 import { checkSupplierReferences } from './suppliers.use-cases';
 
 const STATE = { staged: 'STAGED', in_progress: 'IN_PROGRESS', imported: 'IMPORTED', failed: 'FAILED' } as const;
@@ -43,12 +43,7 @@ export async function upsertAccount(tx: DbClient, a: AccountSpecT): Promise<Acco
         'An imported account cannot go back to an earlier state.',
       );
     }
-    for (const field of [
-      'platform_account_number',
-      'account_created_at',
-      'open_statement_from',
-      'stripe_customer',
-    ] as const) {
+    for (const field of IMPORT_ONLY_FIELDS) {
       if (a[field] !== undefined) {
         throw ValidationError.single(
           field,

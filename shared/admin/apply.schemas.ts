@@ -56,6 +56,13 @@ const StripeCustomerId = z
   .max(255, { abort: true })
   .regex(/^cus_[A-Za-z0-9]+$/, 'A Stripe customer id is "cus_" followed by letters and digits.');
 const AccountState = z.enum(['staged', 'in_progress', 'imported', 'failed']);
+/** The fields an account file may give only for an account in state "imported". */
+export const IMPORT_ONLY_FIELDS = [
+  'platform_account_number',
+  'account_created_at',
+  'open_statement_from',
+  'stripe_customer',
+] as const;
 
 export const SupplierSpec = z.strictObject({
   code: SupplierCode,
