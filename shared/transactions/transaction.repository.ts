@@ -36,10 +36,16 @@ const LOCK_ACCOUNTS_NOWAIT = lockAccountsStatement(false);
 // store one twice).
 const FIND_EXISTING: Prepared = {
   name: 'transactions.find-existing-pairs',
-  text: `SELECT DISTINCT ON (t.account_id, t.transaction_id) t.account_id, t.transaction_id, t.submitted
+  // One index probe per pair, whatever the statistics say: a plain join of a group's thousands of pairs
+  // was planned as a sequential scan and sort of the whole table once it grew unanalysed (2.2 s per
+  // group beside 3,000,000 rows, against 32 ms for this shape), and LIMIT inside LATERAL leaves the
+  // planner no other way in.
+  text: `SELECT k.account_id, k.transaction_id, t.submitted
            FROM unnest($1::int[], $2::text[]) AS k(account_id, transaction_id)
-           JOIN transactions t ON t.account_id = k.account_id AND t.transaction_id = k.transaction_id
-          ORDER BY t.account_id, t.transaction_id, t.id`,
+          CROSS JOIN LATERAL (
+                SELECT s.submitted FROM transactions s
+                 WHERE s.account_id = k.account_id AND s.transaction_id = k.transaction_id
+                 ORDER BY s.id LIMIT 1) t`,
 };
 // Every column but the five the import decides is read from the stored echo (`submitted`), so each
 // transaction crosses the wire once; the echo's decimals and dates are the submitted ones.

@@ -37,11 +37,14 @@ async function scans(sql: Sql): Promise<Map<string, { seq: number; idx: number }
   return new Map(rows.map((r) => [r.relname, { seq: Number(r.seq_scan), idx: Number(r.idx_scan) }]));
 }
 
-/** One group as the worker runs it: the result rows' lock, the existence look-up, the rows' update. */
-async function group(db: Database, round: number) {
+/**
+ * One group as the worker runs it: the result rows' lock, the existence look-up, the rows' update.
+ * `size` transaction ids on each of two accounts (a 100-item group of 16 jobs: 1,600).
+ */
+async function group(db: Database, round: number, size = 10) {
   return inTransaction(db, async (sql) => {
     const before = await scans(sql);
-    const ids = Array.from({ length: 10 }, (_, i) => `probe-${round}-${i}`);
+    const ids = Array.from({ length: size }, (_, i) => `probe-${round}-${i}`);
     await lockUnfinishedMany(sql, ids, { wait: false });
     await lockUnfinishedMany(sql, ids.slice(0, 1), { wait: true });
     await findExistingTransactions(sql, [
@@ -117,6 +120,14 @@ describe('plans of the hot statements after the tables grow without ANALYZE', ()
       });
       expect(grown.transactions.idx).toBeGreaterThan(0);
       expect(grown.requestResults.idx).toBeGreaterThan(0);
+      // The group the 100-item shape piles up: thousands of pairs, where a plain join's estimate on the
+      // unanalysed table chose a sequential scan and sort of all of it. (The result-row statements of
+      // such a group still can: see docs/performance.md.)
+      const large = await group(dbs.get(mode)!, 200, 1600);
+      expect({ mode, transactions: large.transactions }).toEqual({
+        mode,
+        transactions: { seq: 0, idx: expect.any(Number) as number },
+      });
     }
   }, 120_000);
 });
