@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { JOBS, producerConnection } from '../../shared/platform/jobs';
+import { producerConnection } from '../../shared/platform/queues';
 import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
 import { until } from '../helpers/until';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
@@ -14,6 +14,7 @@ import {
   storedResults,
   storedTransactions,
 } from './transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 describe('transaction import jobs in the worker', () => {
   let app: TestApp;
@@ -72,7 +73,7 @@ describe('transaction import jobs in the worker', () => {
     await holder.query('ROLLBACK');
     const res = await answer;
 
-    expect(killed).toBe(JOBS.importTransactions.options.attempts);
+    expect(killed).toBe(transactionImportJob.retry.attempts);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ detail: expect.stringMatching(/retry/i) as unknown, code: 'temporary_failure' });
     const [stored] = await storedResults(app, organisationOf(tenant));
@@ -87,7 +88,7 @@ describe('transaction import jobs in the worker', () => {
   it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
     // A job queued by an older release (no version, the body as sent) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
-    const queue = new Queue(JOBS.importTransactions.queue, {
+    const queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });
@@ -99,14 +100,14 @@ describe('transaction import jobs in the worker', () => {
         organisationId,
         accountId: account.accountId,
         runId: null,
-        endpoint: JOBS.importTransactions.endpoint,
+        endpoint: transactionImportJob.endpoint,
         idempotencyKey: null,
         bodyHash: 'older-release',
       });
       const payload = { options: { check_previously_added: true, force_add_to_current_statement: true }, request };
       await queue.add(
-        JOBS.importTransactions.name,
-        { requestId: id, organisationId, accountId: account.accountId, payload },
+        transactionImportJob.name,
+        { resultId: id, organisationId, accountId: account.accountId, payload },
         { jobId: id },
       );
       return until('the stored answer', async () => {
