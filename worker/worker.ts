@@ -7,7 +7,6 @@ import { hostname } from 'node:os';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { QUEUED_REQUEST_JOBS, SCHEDULED_JOBS } from '../shared/catalog/jobs';
 import type { Config } from '../shared/platform/config';
-import type { Database } from '../shared/platform/db';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
 import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';

@@ -25,7 +25,8 @@ describe('transaction import jobs in the worker', () => {
   let killer: Client;
 
   beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
+    // Retries one millisecond apart: the attempts are what is tested, not BullMQ's back-off.
+    app = await startTestApp({}, { workers: true, jobBackoff: { type: 'fixed', delay: 1 } });
     tenant = await createTenant(app);
     holder = new Client({ connectionString: app.config.DATABASE_URL });
     killer = new Client({ connectionString: app.config.DATABASE_URL });
@@ -86,7 +87,7 @@ describe('transaction import jobs in the worker', () => {
   });
 
   it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
-    // A job queued by an older release (no version, the body as sent) is not trusted to be valid.
+    // A job queued by an older release (no version, the body as sent, the old envelope) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
     const queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
@@ -107,7 +108,8 @@ describe('transaction import jobs in the worker', () => {
       const payload = { options: { check_previously_added: true, force_add_to_current_statement: true }, request };
       await queue.add(
         transactionImportJob.name,
-        { resultId: id, organisationId, accountId: account.accountId, payload },
+        // The envelope as older releases wrote it: the result row's id was `requestId`.
+        { requestId: id, organisationId, accountId: account.accountId, payload },
         { jobId: id },
       );
       return until('the stored answer', async () => {
