@@ -41,7 +41,8 @@ function handlersByQueue(ctx: JobContext): Map<string, Map<string, JobHandler>> 
     });
   }
   // Scheduled jobs need no parallelism.
-  for (const scheduled of SCHEDULED_JOBS) add(scheduled.queue, scheduled.name, { run: () => scheduled.run(ctx), concurrency: 1 });
+  for (const scheduled of SCHEDULED_JOBS)
+    add(scheduled.queue, scheduled.name, { run: () => scheduled.run(ctx), concurrency: 1 });
   return byQueue;
 }
 

@@ -13,7 +13,12 @@ import { Backoffs, DelayedError, type Job } from 'bullmq';
 import type { Config } from '../platform/config';
 import { AppError, TransientError } from '../platform/errors';
 import { CLEAN_UP } from '../platform/queues';
-import { queuedRequestJob, type JobContext, type QueuedRequest, type QueuedRequestData } from '../requests/job-declaration';
+import {
+  queuedRequestJob,
+  type JobContext,
+  type QueuedRequest,
+  type QueuedRequestData,
+} from '../requests/job-declaration';
 import { GiveUp } from '../requests/queued-job';
 import { paymentInstructionJobPayload } from './payment-instruction.job-payload';
 import type { CreatePaymentInstruction } from './payment-instruction.schemas';

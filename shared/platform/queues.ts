@@ -71,7 +71,10 @@ export interface JobQueues {
 }
 
 /** One Queue and one QueueEvents per named queue for the whole process. */
-export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>, names: readonly string[]): JobQueues {
+export function createJobQueues(
+  config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>,
+  names: readonly string[],
+): JobQueues {
   const queues = new Map<string, Queue>();
   const events = new Map<string, QueueEvents>();
   const connections = connectionsFor(config);

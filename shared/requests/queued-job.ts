@@ -150,7 +150,11 @@ function requestOf(job: Job<QueuedRequestData>): QueuedRequest<unknown> {
 }
 
 /** Checks the payload and runs the kind's `prepare`; a refusal becomes the item's answer. */
-async function prepare(kind: AnyQueuedRequestJob, request: QueuedRequest<unknown>, ctx: JobContext): Promise<GroupItem> {
+async function prepare(
+  kind: AnyQueuedRequestJob,
+  request: QueuedRequest<unknown>,
+  ctx: JobContext,
+): Promise<GroupItem> {
   const { version } = request.job.data;
   try {
     // Same version: the API validated it under these very rules. Another one (jobs outlive deploys):

@@ -50,7 +50,9 @@ describe('layering', () => {
     expect(files.length).toBeGreaterThan(0);
     const violations = files.flatMap((f) =>
       importedFolders(f, 2)
-        .filter((folder) => folder.startsWith('shared/') && folder !== 'shared/platform' && folder !== 'shared/generated')
+        .filter(
+          (folder) => folder.startsWith('shared/') && folder !== 'shared/platform' && folder !== 'shared/generated',
+        )
         .map((folder) => `${f} imports ${folder}/`),
     );
     expect(violations).toEqual([]);

@@ -5,7 +5,6 @@
 import { QueueEvents } from 'bullmq';
 import { WORKER_QUEUES } from '../../../shared/catalog/jobs';
 
-
 export interface JobRuns {
   /** Runs started per job id (a first run, retries after a fault, redeliveries after a stall). */
   runs: Map<string, number>;
