@@ -3,7 +3,8 @@
 import type { TokenSigner } from '../shared/auth/access-token';
 import type { Config } from '../shared/platform/config';
 import type { Database } from '../shared/platform/db';
-import type { JobQueues } from '../shared/platform/jobs';
+import type { BackoffOptions } from 'bullmq';
+import type { JobQueues } from '../shared/platform/queues';
 import type { Logger } from '../shared/platform/logger';
 import type { Metrics } from '../shared/platform/metrics';
 import type { RedisClient } from '../shared/platform/redis';
@@ -24,6 +25,8 @@ export interface AppDeps {
   now?: () => Date;
   /** True once startApi's stop() began draining: every answer then closes its connection. */
   stopping?: () => boolean;
+  /** Replaces every queued job's back-off (tests, so that a retried job is not waited out). */
+  jobBackoff?: BackoffOptions;
   /** The process's slots for streamed downloads (created from config when not given). */
   streams?: StreamSlots;
 }

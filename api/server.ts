@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import { createTokenSigner } from '../shared/auth/access-token';
 import { loadRevocations } from '../shared/auth/revocation.use-cases';
 import type { Config } from '../shared/platform/config';
-import { createJobQueues } from '../shared/platform/jobs';
+import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES } from '../shared/catalog/jobs';
+import { createJobQueues } from '../shared/platform/queues';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
 import { createQueuedRequests } from '../shared/requests/queued-request';
@@ -83,7 +84,10 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(authenticate(verifier, refuseRevoked));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
-  dataImport.post(['/transactions/create/', '/payment-instruction/create/'], queuedWriteCap(config));
+  dataImport.post(
+    QUEUED_REQUEST_JOBS.map((job) => `/${job.endpoint}/`),
+    queuedWriteCap(config),
+  );
   dataImport.use(accountRoutes({ db, logger, config, streams }));
   dataImport.use(reconciliationRoutes({ db, logger, config, streams }));
   dataImport.use(noteRoutes(deps));
@@ -152,11 +156,17 @@ export type ApiOptions = Pick<AppDeps, 'config' | 'db' | 'logger'> & Partial<Omi
 
 /** Starts the listener; creates the Redis connection, queues and metrics it is not given (and closes only those). */
 export async function startApi(deps: ApiOptions): Promise<RunningApi> {
-  const queues = deps.queues ?? createJobQueues(deps.config);
+  const queues = deps.queues ?? createJobQueues(deps.config, REQUEST_QUEUES);
   const redis = deps.redis ?? createRedis(deps.config, 'producer');
   await untilReady(redis);
   const metrics = deps.metrics ?? processMetrics();
-  const queued = createQueuedRequests({ db: deps.db, queues, waitMs: deps.config.RESULT_WAIT_MS });
+  const queued = createQueuedRequests({
+    db: deps.db,
+    queues,
+    jobs: QUEUED_REQUEST_JOBS,
+    waitMs: deps.config.RESULT_WAIT_MS,
+    backoff: deps.jobBackoff,
+  });
   // One set of stream slots for both listeners: lists and staff CSV downloads hold the same pool.
   const streams = deps.streams ?? createStreamSlots(deps.config);
   let stopping = false;

@@ -1,7 +1,7 @@
 // Entry point of a worker process: a child of `npm start`, or run apart (`npm run start:worker`).
 // Under `npm start` the supervisor has migrated already, so a (re)started child does not.
 import cluster from 'node:cluster';
-import { workerPoolSize } from '../shared/platform/jobs';
+import { workerPoolSize } from '../shared/catalog/jobs';
 import { processMetrics } from '../shared/platform/metrics';
 import { boot, onShutdown } from '../shared/platform/process';
 import { startMetricsServer } from './metrics-server';

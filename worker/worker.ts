@@ -1,25 +1,20 @@
-// Starts one BullMQ Worker per queue, each running its processor with the shared context; logs one
-// line per job attempt, records job durations, and keeps a heartbeat in Redis for /readyz.
+// Starts one BullMQ Worker per queue of the job catalog (shared/catalog/jobs.ts). A queue's Worker hands
+// each job to the code its declaration names, by job name: queued requests through the process's
+// QueuedJobRunner (shared/requests/queued-job.ts), scheduled jobs through their own `run`. Logs one line
+// per job attempt, records job durations, and keeps a heartbeat in Redis for /readyz.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import {
-  connectionsFor,
-  MAINTENANCE,
-  QUEUE_NAMES,
-  WORKER_LOCK_OPTIONS,
-  type QueuedRequestData,
-} from '../shared/platform/jobs';
+import { QUEUED_REQUEST_JOBS, SCHEDULED_JOBS } from '../shared/catalog/jobs';
 import type { Config } from '../shared/platform/config';
-import type { Database } from '../shared/platform/db';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
 import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
-import { createRedis, untilReady } from '../shared/platform/redis';
-import { schedulePurge } from '../shared/requests/purge-answers';
+import { connectionsFor, WORKER_LOCK_OPTIONS } from '../shared/platform/queues';
+import { createRedis, untilReady, type RedisClient } from '../shared/platform/redis';
+import type { JobContext, QueuedRequestData } from '../shared/requests/job-declaration';
+import { QueuedJobRunner } from '../shared/requests/queued-job';
 import { scrubJobError } from './job-failure';
-import { PROCESSORS } from './processors';
-import type { WorkerContext } from './worker-context';
 
 export interface RunningWorkers {
   workers: Worker[];
@@ -27,64 +22,117 @@ export interface RunningWorkers {
   stop(): Promise<void>;
 }
 
-export async function startWorkers(deps: { config: Config; db: Database; logger: Logger }): Promise<RunningWorkers> {
-  const ctx: WorkerContext = { ...deps };
+/** What runs one job, and how many jobs of its queue one process runs at once. */
+interface JobHandler {
+  run: (job: Job) => Promise<unknown>;
+  concurrency: number;
+}
+
+/** Every job of the catalog by queue, then by job name. */
+function handlersByQueue(ctx: JobContext): Map<string, Map<string, JobHandler>> {
+  const runner = new QueuedJobRunner(ctx);
+  const byQueue = new Map<string, Map<string, JobHandler>>();
+  const add = (queue: string, name: string, handler: JobHandler) =>
+    byQueue.set(queue, (byQueue.get(queue) ?? new Map<string, JobHandler>()).set(name, handler));
+  for (const kind of QUEUED_REQUEST_JOBS) {
+    add(kind.queue, kind.name, {
+      run: (job) => runner.run(kind, job as Job<QueuedRequestData>),
+      concurrency: kind.concurrency(ctx.config),
+    });
+  }
+  // Scheduled jobs need no parallelism.
+  for (const scheduled of SCHEDULED_JOBS)
+    add(scheduled.queue, scheduled.name, { run: () => scheduled.run(ctx), concurrency: 1 });
+  return byQueue;
+}
+
+/** One attempt of one job: the handler its name selects, with a log line and a duration sample. */
+function attemptRunner(queue: string, handlers: Map<string, JobHandler>, logger: Logger) {
   const metrics = processMetrics();
-  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  // Released by stop() after the Workers and the maintenance queue that use them.
-  const connections = connectionsFor(deps.config);
-  const workers = QUEUE_NAMES.filter((name) => PROCESSORS[name]).map((name) => {
-    const processor = PROCESSORS[name]!;
-    const run = async (job: Job) => {
-      const data = job.data as Partial<QueuedRequestData>;
-      const log = deps.logger.child({
-        queue: name,
-        jobId: job.id,
-        traceId: data.traceId,
-        attempt: job.attemptsMade + 1,
-      });
-      const end = metrics.jobDuration.startTimer({ queue: name });
-      try {
-        const returned = await processor(job, { ...ctx, logger: log });
-        log.info({ durationMs: Math.round(end({ outcome: 'completed' }) * 1000) }, 'job completed');
-        return returned;
-      } catch (err) {
-        if (err instanceof DelayedError) {
-          // The processor parked the job (e.g. until a circuit breaker half-opens): not a failure.
-          log.info({ durationMs: Math.round(end({ outcome: 'delayed' }) * 1000) }, 'job delayed');
-          throw err;
-        }
-        const scrubbed = scrubJobError(err);
-        log.warn(
-          { durationMs: Math.round(end({ outcome: 'failed' }) * 1000), err: (scrubbed as Error).message },
-          'job attempt failed',
-        );
-        throw scrubbed;
+  return async (job: Job) => {
+    const data = job.data as Partial<QueuedRequestData> & { traceId?: string };
+    const log = logger.child({
+      queue,
+      jobId: job.id,
+      httpRequestId: data.httpRequestId ?? data.traceId,
+      attempt: job.attemptsMade + 1,
+    });
+    const handler = handlers.get(job.name);
+    if (!handler) throw new Error(`no job named ${job.name} runs on queue ${queue}`);
+    const end = metrics.jobDuration.startTimer({ queue });
+    const took = (outcome: string) => Math.round(end({ outcome }) * 1000);
+    try {
+      const returned = await handler.run(job);
+      log.info({ durationMs: took('completed') }, 'job completed');
+      return returned;
+    } catch (err) {
+      if (err instanceof DelayedError) {
+        // The job's code parked it (e.g. until a circuit breaker half-opens): not a failure.
+        log.info({ durationMs: took('delayed') }, 'job delayed');
+        throw err;
       }
-    };
-    const worker = new Worker(name, run, {
+      const scrubbed = scrubJobError(err);
+      log.warn({ durationMs: took('failed'), err: (scrubbed as Error).message }, 'job attempt failed');
+      throw scrubbed;
+    }
+  };
+}
+
+export async function startWorkers(deps: JobContext): Promise<RunningWorkers> {
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Released by stop() after the Workers and the scheduling queues that use them.
+  const connections = connectionsFor(deps.config);
+  const workers = [...handlersByQueue(deps)].map(([queue, handlers]) => {
+    const worker = new Worker(queue, attemptRunner(queue, handlers, deps.logger), {
       connection: connections.blocking(),
       prefix: deps.config.QUEUE_PREFIX,
-      // The scheduled jobs need no parallelism; every request queue gets the configured concurrency.
-      concurrency: name === MAINTENANCE.queue ? 1 : deps.config.WORKER_CONCURRENCY,
+      concurrency: Math.max(...[...handlers.values()].map((h) => h.concurrency)),
       // Stored on each job it takes (processedBy): which process holds a job, for support and the fault suite.
       name: workerId,
       ...WORKER_LOCK_OPTIONS,
     });
-    worker.on('error', (err) => deps.logger.warn({ err, queue: name }, 'worker connection error'));
+    worker.on('error', (err) => deps.logger.warn({ err, queue }, 'worker connection error'));
     // A lost lock lets the job run again elsewhere (harmless, see WORKER_LOCK_OPTIONS) but means this
     // process was too busy to renew it: worth a line.
-    worker.on('lockRenewalFailed', (jobIds) => deps.logger.warn({ queue: name, jobIds }, 'job lock renewal failed'));
+    worker.on('lockRenewalFailed', (jobIds) => deps.logger.warn({ queue, jobIds }, 'job lock renewal failed'));
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  const maintenance = new Queue(MAINTENANCE.queue, {
-    connection: connections.blocking(),
-    prefix: deps.config.QUEUE_PREFIX,
-  });
-  await schedulePurge(maintenance);
+  const schedulers = await scheduleJobs(deps.config, connections);
+  const heartbeat = await startHeartbeat(deps, workerId);
+  return {
+    workers,
+    async stop() {
+      heartbeat.stop();
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(schedulers.map((q) => q.close()));
+      connections.release();
+      await heartbeat.remove();
+    },
+  };
+}
 
-  const redis = createRedis(deps.config, 'producer');
+/** Registers every scheduled job (idempotent: every worker process upserts the same schedulers). */
+async function scheduleJobs(config: Config, connections: ReturnType<typeof connectionsFor>): Promise<Queue[]> {
+  const queues = new Map<string, Queue>();
+  for (const job of SCHEDULED_JOBS) {
+    let queue = queues.get(job.queue);
+    if (!queue) {
+      queue = new Queue(job.queue, { connection: connections.blocking(), prefix: config.QUEUE_PREFIX });
+      queues.set(job.queue, queue);
+    }
+    await queue.upsertJobScheduler(
+      job.name,
+      { every: job.everyMs },
+      { name: job.name, opts: { attempts: job.retry.attempts, backoff: job.retry.backoff, ...job.cleanUp } },
+    );
+  }
+  return [...queues.values()];
+}
+
+/** This process's score in Redis's heartbeat set, refreshed every HEARTBEAT_INTERVAL_MS. */
+async function startHeartbeat(deps: JobContext, workerId: string) {
+  const redis: RedisClient = createRedis(deps.config, 'producer');
   await untilReady(redis);
   const heartbeat = () =>
     beat(redis, deps.config.QUEUE_PREFIX, workerId).catch((err: Error) =>
@@ -92,14 +140,9 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
     );
   await heartbeat();
   const timer = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
-
   return {
-    workers,
-    async stop() {
-      clearInterval(timer);
-      await Promise.all(workers.map((w) => w.close()));
-      await maintenance.close();
-      connections.release();
+    stop: () => clearInterval(timer),
+    async remove() {
       await removeBeat(redis, deps.config.QUEUE_PREFIX, workerId).catch(() => undefined);
       redis.disconnect();
     },

@@ -5,7 +5,8 @@ import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import { AppError } from '../../shared/platform/errors';
 import { liveWorkerCount } from '../../shared/platform/heartbeat';
-import { JOBS, type JobKey, type JobQueues } from '../../shared/platform/jobs';
+import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
+import type { JobQueues } from '../../shared/platform/queues';
 import type { Logger } from '../../shared/platform/logger';
 import type { Metrics } from '../../shared/platform/metrics';
 import { digestsEqual, digest } from '../../shared/auth/secrets';
@@ -84,12 +85,12 @@ function authorizeMetrics(config: Config, header: string | undefined): void {
 async function collectGauges(deps: HealthDeps): Promise<void> {
   const { metrics, queues, db } = deps;
   await Promise.all(
-    (Object.keys(JOBS) as JobKey[]).map(async (key) => {
+    REQUEST_QUEUES.map(async (queue) => {
       const counts = await withTimeout(
-        queues.queue(key).getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'),
+        queues.queue(queue).getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'),
       ).catch(() => undefined);
       for (const [state, n] of Object.entries(counts ?? {})) {
-        metrics.queueJobs.set({ queue: JOBS[key].queue, state }, n);
+        metrics.queueJobs.set({ queue, state }, n);
       }
     }),
   );

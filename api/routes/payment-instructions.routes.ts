@@ -1,6 +1,7 @@
 // POST /v1/data-import/payment-instruction/create/: queued; answers what the worker stored (201, 400,
 // or 500 "retry as-is" when the vendor stayed unreachable).
 import { Router } from 'express';
+import { paymentInstructionJob } from '../../shared/payment-instructions/payment-instruction.job';
 import { requestPaymentInstruction } from '../../shared/payment-instructions/payment-instruction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
@@ -9,12 +10,12 @@ import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function paymentInstructionRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post('/payment-instruction/create/', onlyQueryParameters(), async (req, res) => {
+  router.post(`/${paymentInstructionJob.endpoint}/`, onlyQueryParameters(), async (req, res) => {
     const { organisationId } = callerOf(req);
     const outcome = await requestPaymentInstruction(deps, {
       organisationId,
       headers: queuedHeaders(req),
-      traceId: req.requestId,
+      httpRequestId: req.requestId,
       body: req.body,
     });
     sendQueuedAnswer(res, outcome);

@@ -1,6 +1,7 @@
 // POST /v1/data-import/transactions/create/: checked here (400s and 404s never queue), imported by
-// the worker (worker/processors/transactions.processor.ts); the answer is the one the worker stored.
+// the worker (shared/transactions/transaction.job.ts); the answer is the one the worker stored.
 import { Router } from 'express';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
@@ -12,13 +13,13 @@ export function transactionRoutes(deps: AppDeps): Router {
   const { db, queued, config } = deps;
 
   router.post(
-    '/transactions/create/',
+    `/${transactionImportJob.endpoint}/`,
     onlyQueryParameters('check_previously_added', 'force_add_to_current_statement'),
     async (req, res) => {
       const { organisationId } = callerOf(req);
       const outcome = requestTransactionImport(
         { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
-        { organisationId, headers: queuedHeaders(req), traceId: req.requestId, query: req.query, body: req.body },
+        { organisationId, headers: queuedHeaders(req), httpRequestId: req.requestId, query: req.query, body: req.body },
       );
       // Checked by now (the checks run before the first await): the request waits for its answer holding
       // the validated payload only, not the parsed body too (fewer objects to copy at every scavenge).

@@ -7,7 +7,7 @@ import helmet from 'helmet';
 import type { RedisClient } from '../../shared/platform/redis';
 import { usesDevSessionSecret, type Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
-import type { JobQueues } from '../../shared/platform/jobs';
+import type { JobQueues } from '../../shared/platform/queues';
 import type { Logger } from '../../shared/platform/logger';
 import { staffErrorPages } from './error-pages';
 import { loginRoutes } from './login.routes';

@@ -7,7 +7,8 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Router, type Express, type RequestHandler } from 'express';
 import { AppError } from '../../shared/platform/errors';
-import { JOBS, type JobKey, type JobQueues } from '../../shared/platform/jobs';
+import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
+import type { JobQueues } from '../../shared/platform/queues';
 import type { Logger } from '../../shared/platform/logger';
 import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
@@ -20,9 +21,8 @@ export const BOARD_PATH = '/admin/queues';
 function createBoard(queues: JobQueues, readOnlyMode: boolean): Express {
   const adapter = new ExpressAdapter().setBasePath(BOARD_PATH);
   // One adapter per queue (several job kinds may share a queue).
-  const keys = [...new Map((Object.keys(JOBS) as JobKey[]).map((k) => [JOBS[k].queue, k])).values()];
-  const boardQueues = keys.map((key) => {
-    const queue = new BullMQAdapter(queues.queue(key), { readOnlyMode });
+  const boardQueues = REQUEST_QUEUES.map((name) => {
+    const queue = new BullMQAdapter(queues.queue(name), { readOnlyMode });
     queue.setFormatter('data', (data) => redactJobValue(data));
     queue.setFormatter('returnValue', (value) => redactJobValue(value));
     return queue;

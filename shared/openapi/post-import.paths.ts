@@ -24,6 +24,8 @@ import {
 } from './responses';
 import { annotate, named } from './schema-registry';
 import type { DocsConfig } from './docs-config';
+import { paymentInstructionJob } from '../payment-instructions/payment-instruction.job';
+import { transactionImportJob } from '../transactions/transaction.job';
 
 const TAG = 'Post account import';
 const SECURITY = [{ Token: [] }];
@@ -146,7 +148,7 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
   annotate(TransactionsRequest.shape.transactions, { maxItems: max });
   registry.registerPath({
     method: 'post',
-    path: '/v1/data-import/transactions/create/',
+    path: `/v1/data-import/${transactionImportJob.endpoint}/`,
     operationId: 'createTransactions',
     tags: [TAG],
     summary: 'Import financial transactions to an account',
@@ -195,7 +197,7 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
 
   registry.registerPath({
     method: 'post',
-    path: '/v1/data-import/payment-instruction/create/',
+    path: `/v1/data-import/${paymentInstructionJob.endpoint}/`,
     operationId: 'createPaymentInstruction',
     tags: [TAG],
     summary: 'Create a payment instruction',

@@ -8,7 +8,7 @@
 //   of a customer bound to another organisation is refused.
 // No refusal names a customer or an organisation, and a binding refuses the same way whether its
 // organisation still exists or not (it is never looked up).
-import type { DbClient } from '../platform/db';
+import type { Sql } from '../platform/db';
 import { ValidationError } from '../platform/errors';
 import * as repo from './payment-instruction.repository';
 import type { CreatePaymentInstruction } from './payment-instruction.schemas';
@@ -23,7 +23,7 @@ export interface OwnershipPolicy {
  * another vendor). Under the strict setting an account without one is refused here, with no vendor call.
  */
 export async function recordedCustomerOf(
-  db: DbClient,
+  db: Sql,
   accountId: number,
   instruction: CreatePaymentInstruction,
   policy: OwnershipPolicy,
@@ -56,7 +56,7 @@ export function checkRecordedCustomer(recorded: string | null, details: VendorDe
  * returns the refusal when another organisation holds it.
  */
 export async function bindCustomer(
-  tx: DbClient,
+  tx: Sql,
   organisationId: number,
   instruction: CreatePaymentInstruction,
   details: VendorDetails,

@@ -1,5 +1,5 @@
 // What a payment-instruction job carries: the request as the API validated it (plain JSON already).
-import type { JobPayload } from '../platform/job-payload';
+import type { JobPayload } from '../requests/job-declaration';
 import { parseOrThrow } from '../platform/validation';
 import { CreatePaymentInstructionRequest, type CreatePaymentInstruction } from './payment-instruction.schemas';
 

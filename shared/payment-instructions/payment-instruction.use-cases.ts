@@ -1,116 +1,29 @@
-// POST /v1/data-import/payment-instruction/create/ in two halves. The API validates, resolves the
-// account and queues; the worker asks the vendor (outside any transaction: a slow vendor must hold no
-// lock and no connection), then records the instruction and the answer in one transaction.
+// POST /v1/data-import/payment-instruction/create/, the API's half: it validates, resolves the account
+// and queues; the worker's half (verify-and-record.ts) runs in the job declared in
+// payment-instruction.job.ts.
 import { resolveWritableAccount } from '../accounts/account.use-cases';
-import type { Database, DbClient } from '../platform/db';
-import { accountNotFound, TransientError, ValidationError } from '../platform/errors';
+import type { Database } from '../platform/db';
 import { parseOrThrow } from '../platform/validation';
-import { outcomeOf, type QueuedRequestOutcome } from '../requests/outcome';
+import type { Answer } from '../requests/answer';
 import type { QueuedRequests } from '../requests/queued-request';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
-import { bindCustomer, checkRecordedCustomer, recordedCustomerOf, type OwnershipPolicy } from './customer-ownership';
-import * as repo from './payment-instruction.repository';
-import {
-  CreatePaymentInstructionRequest,
-  type CreatedPaymentInstruction,
-  type CreatePaymentInstruction,
-} from './payment-instruction.schemas';
-import type { VendorDetails } from './vendors/vendor-adapter';
+import { paymentInstructionJob } from './payment-instruction.job';
+import { CreatePaymentInstructionRequest } from './payment-instruction.schemas';
 
 export async function requestPaymentInstruction(
   deps: { db: Database; queued: QueuedRequests },
-  req: { organisationId: number; headers: RequestHeaders; traceId?: string; body: unknown },
-): Promise<QueuedRequestOutcome> {
+  req: { organisationId: number; headers: RequestHeaders; httpRequestId?: string; body: unknown },
+): Promise<Answer> {
   // Bad input of any kind answers 400 before the account is looked up (as on every endpoint).
   const headers = parseRequestHeaders(req.headers);
   const instruction = parseOrThrow(CreatePaymentInstructionRequest, req.body);
   const account = await resolveWritableAccount(deps.db, req.organisationId, instruction);
   return deps.queued.submit({
-    job: 'createPaymentInstruction',
+    job: paymentInstructionJob,
     organisationId: req.organisationId,
     accountId: account.accountId,
     ...headers,
-    traceId: req.traceId,
+    httpRequestId: req.httpRequestId,
     payload: instruction,
   });
 }
-
-export interface Verified {
-  instruction: CreatePaymentInstruction;
-  /** Absent when the stored instructions already decided the answer and the vendor was not asked. */
-  details?: VendorDetails;
-}
-
-/**
- * The worker's first half, outside any transaction: asks the vendor unless the account's stored
- * instructions already decide the answer. A vendor rejection throws a ValidationError (the stored 400);
- * a vendor fault throws a TransientError (BullMQ retries). Whose card it may be: customer-ownership.ts.
- */
-export async function verifyInstruction(
-  deps: {
-    db: Database;
-    verify: (instruction: CreatePaymentInstruction) => Promise<VendorDetails>;
-    policy: OwnershipPolicy;
-  },
-  accountId: number,
-  instruction: CreatePaymentInstruction,
-): Promise<Verified> {
-  const stored = await repo.findRelevantInstructions(
-    deps.db.prisma,
-    accountId,
-    instruction.vendor,
-    instruction.reference,
-  );
-  if (decide(stored, instruction) !== 'new') return { instruction };
-  const recorded = await recordedCustomerOf(deps.db.prisma, accountId, instruction, deps.policy);
-  const details = await deps.verify(instruction);
-  checkRecordedCustomer(recorded, details);
-  return { instruction, details };
-}
-
-/** The worker's second half, in the transaction that stores the answer. */
-export async function recordInstruction(
-  tx: DbClient,
-  request: { accountId: number; organisationId: number },
-  { instruction, details }: Verified,
-): Promise<QueuedRequestOutcome> {
-  const { accountId } = request;
-  const platformAccountNumber = await repo.lockAccount(tx, accountId);
-  if (platformAccountNumber === undefined) return outcomeOf(accountNotFound());
-  // Decided again under the lock: a concurrent request for this account may have committed meanwhile.
-  const stored = await repo.findRelevantInstructions(tx, accountId, instruction.vendor, instruction.reference);
-  const decision = decide(stored, instruction);
-  if (decision === 'conflict') return outcomeOf(activeInstructionConflict());
-  if (decision === 'new') {
-    // Only if an instruction seen before the lock has vanished since; the retry asks the vendor.
-    if (!details)
-      throw new TransientError(
-        'instruction_changed',
-        "The account's instructions changed. Retry the request as it is.",
-      );
-    const refusal = await bindCustomer(tx, request.organisationId, instruction, details);
-    if (refusal) return outcomeOf(refusal);
-    await repo.insertInstruction(tx, accountId, instruction, details);
-  }
-  const body: CreatedPaymentInstruction = {
-    platform_account_number: platformAccountNumber,
-    reference: instruction.reference,
-  };
-  return { status: 201, body };
-}
-
-/** Same vendor and reference stored: nothing to add (201 again). Another active instruction: refused. */
-function decide(
-  stored: repo.StoredInstruction[],
-  instruction: CreatePaymentInstruction,
-): 'exists' | 'conflict' | 'new' {
-  if (stored.some((s) => s.vendor === instruction.vendor && s.reference === instruction.reference)) return 'exists';
-  return stored.some((s) => s.isActive) ? 'conflict' : 'new';
-}
-
-const activeInstructionConflict = () =>
-  ValidationError.single(
-    'non_field_errors',
-    'account_already_has_active_instruction',
-    'Account already has an active instruction.',
-  );

@@ -11,8 +11,6 @@
 // for a lock that another transaction holds (its statements ask with NOWAIT and fail instead): waiting
 // alone, the job that needs the lock holds up no other, so one tenant's busy account cannot stall the
 // imports of another tenant's accounts that happen to share its group.
-import DataLoader from 'dataloader';
-
 export interface GroupCommitter<T, R> {
   /** Resolves with the item's result once its group has committed; rejects with its own failure. */
   run(item: T): Promise<R>;
@@ -29,33 +27,50 @@ export interface GroupCommitOptions<T, R> {
   maxInFlight: number;
 }
 
+interface Waiting<T, R> {
+  item: T;
+  resolve: (result: Promise<R>) => void;
+}
+
 export function createGroupCommitter<T, R>(opts: GroupCommitOptions<T, R>): GroupCommitter<T, R> {
+  const waiting: Waiting<T, R>[] = [];
   let committing = 0;
-  const queued: (() => void)[] = [];
-  const dispatchWhenFree = (dispatch: () => void) => {
-    if (committing < opts.maxInFlight) dispatch();
-    else queued.push(dispatch);
+  let dispatchPlanned = false;
+
+  // Called when an item arrives and when a group's commit settles: starts groups while a slot is free.
+  const planDispatch = () => {
+    if (dispatchPlanned || waiting.length === 0 || committing >= opts.maxInFlight) return;
+    dispatchPlanned = true;
+    // After this turn of the event loop, so the rest of a burst joins the group.
+    setImmediate(() => {
+      dispatchPlanned = false;
+      while (waiting.length > 0 && committing < opts.maxInFlight) dispatch(waiting.splice(0, opts.maxGroup));
+    });
   };
-  // Each item's value is its own promise, so an item is answered as soon as its own commit is done
-  // (not when the slowest of its group is); the group's slot is free once all of them are.
-  const loader = new DataLoader<T, Promise<R>>(
-    async (items) => {
-      committing++;
-      const { results, settled } = commitInRounds(items, opts);
-      const release = () => {
-        committing--;
-        queued.shift()?.();
-      };
-      void settled.then(release, release);
-      return results;
-    },
-    {
-      cache: false,
-      maxBatchSize: opts.maxGroup,
-      batchScheduleFn: (dispatch) => setImmediate(() => dispatchWhenFree(dispatch)),
-    },
-  );
-  return { run: (item) => loader.load(item).then((result) => result) };
+
+  const dispatch = (group: Waiting<T, R>[]) => {
+    committing++;
+    const { results, settled } = commitInRounds(
+      group.map((w) => w.item),
+      opts,
+    );
+    // Each item is answered as soon as its own commit is done (not when the slowest of its group is);
+    // the group's slot is free once all of them are.
+    group.forEach((w, i) => w.resolve(results[i]!));
+    const release = () => {
+      committing--;
+      planDispatch();
+    };
+    void settled.then(release, release);
+  };
+
+  return {
+    run: (item) =>
+      new Promise<R>((resolve) => {
+        waiting.push({ item, resolve });
+        planDispatch();
+      }),
+  };
 }
 
 /**

@@ -1,8 +1,6 @@
 // Stored answers are replayed for 24 h (the Idempotency-Key window) and can be polled as long; after
 // that only what refuses a reused key (key + body hash) and what support looks up stays.
-import type { Queue } from 'bullmq';
 import type { Database } from '../platform/db';
-import { MAINTENANCE } from '../platform/jobs';
 import { purgeAnswers } from './request-result.repository';
 import { IDEMPOTENCY_WINDOW_MS } from './queued-request';
 
@@ -20,10 +18,4 @@ export async function purgeExpiredAnswers(db: Database, now: Date): Promise<numb
     if (n < BATCH) break;
   }
   return purged;
-}
-
-/** Registers the hourly purge (idempotent: every worker process upserts the same scheduler). */
-export async function schedulePurge(queue: Queue): Promise<void> {
-  const { schedulerId, name, everyMs } = MAINTENANCE.purgeRequestResults;
-  await queue.upsertJobScheduler(schedulerId, { every: everyMs }, { name, opts: MAINTENANCE.options });
 }

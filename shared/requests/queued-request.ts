@@ -6,11 +6,13 @@
 // not read it, and one poll per process covers events lost while Redis reconnects. A request still
 // unfinished at the deadline answers 503 with its id and a Location to poll; its work goes on.
 import { createHash, randomUUID } from 'node:crypto';
+import type { BackoffOptions } from 'bullmq';
 import type { Database } from '../platform/db';
 import { ConflictError, NotFoundError, resultPending, UnavailableError } from '../platform/errors';
-import { JOBS, type JobKey, type JobQueues } from '../platform/jobs';
+import type { JobQueues } from '../platform/queues';
+import type { Answer } from './answer';
 import { enqueueJob } from './enqueue-job';
-import type { QueuedRequestOutcome } from './outcome';
+import type { AnyQueuedRequestJob } from './job-declaration';
 import * as repo from './request-result.repository';
 import { createWaiterRegistry, type Waiter, type WaiterRegistry } from './waiters';
 
@@ -18,32 +20,39 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 const POLL_INTERVAL_MS = 500;
 const POLL_BATCH = 500;
 const RETRY_AFTER_SECONDS = 2;
-const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const RESULT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface SubmitRequest {
-  job: JobKey;
+  job: AnyQueuedRequestJob;
   organisationId: number;
   accountId: number;
   /** Already checked (parseIdempotencyKey), as is the run id (parseRunId). */
   idempotencyKey: string | undefined;
   runId: string | undefined;
   /** X-Request-Id of the HTTP request, carried into the job's log lines. */
-  traceId?: string;
+  httpRequestId?: string;
   /** The validated request in the JSON form its job carries (JobPayload): no unknown fields, no secrets. */
   payload: unknown;
 }
 
 export interface QueuedRequests {
-  submit(req: SubmitRequest): Promise<QueuedRequestOutcome>;
+  submit(req: SubmitRequest): Promise<Answer>;
   /** The stored answer of one of the organisation's requests (GET requests/<id>/), or 503 while pending. */
-  find(organisationId: number, requestId: string): Promise<QueuedRequestOutcome>;
+  find(organisationId: number, resultId: string): Promise<Answer>;
   close(): void;
 }
 
-interface Context {
+interface QueuedRequestsDeps {
   db: Database;
   queues: JobQueues;
+  /** Every queued-request job kind (shared/catalog/jobs.ts): what GET requests/<id>/ and the listeners cover. */
+  jobs: readonly AnyQueuedRequestJob[];
   waitMs: number;
+  /** Replaces every job's back-off (tests, so a retried job is not waited out). */
+  backoff?: BackoffOptions;
+}
+
+interface Context extends QueuedRequestsDeps {
   waiters: WaiterRegistry;
   polling: boolean;
 }
@@ -52,14 +61,14 @@ function hashRequest(endpoint: string, payload: unknown): string {
   return createHash('sha256').update(endpoint).update('\0').update(JSON.stringify(payload)).digest('hex');
 }
 
-export function createQueuedRequests(deps: { db: Database; queues: JobQueues; waitMs: number }): QueuedRequests {
+export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
   const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false };
   const stopListening = listenForCompletions(ctx);
   const poll = setInterval(() => pollWaiting(ctx), POLL_INTERVAL_MS);
   poll.unref();
   return {
     submit: (req) => submitQueuedRequest(ctx, req),
-    find: (organisationId, requestId) => findRequestAnswer(ctx.db, organisationId, requestId),
+    find: (organisationId, resultId) => findRequestAnswer(ctx, organisationId, resultId),
     close() {
       clearInterval(poll);
       stopListening();
@@ -68,8 +77,8 @@ export function createQueuedRequests(deps: { db: Database; queues: JobQueues; wa
   };
 }
 
-async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<QueuedRequestOutcome> {
-  const bodyHash = hashRequest(JOBS[req.job].endpoint, req.payload);
+async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Answer> {
+  const bodyHash = hashRequest(req.job.endpoint, req.payload);
   const { created, result } = await storePending(ctx.db, req, bodyHash);
   if (!created && result.bodyHash !== bodyHash) {
     throw new ConflictError(
@@ -101,7 +110,7 @@ async function storePending(db: Database, req: SubmitRequest, bodyHash: string) 
     organisationId: req.organisationId,
     accountId: req.accountId,
     runId: req.runId ?? null,
-    endpoint: JOBS[req.job].endpoint,
+    endpoint: req.job.endpoint,
     idempotencyKey: req.idempotencyKey ?? null,
     bodyHash,
   };
@@ -115,25 +124,25 @@ async function storePending(db: Database, req: SubmitRequest, bodyHash: string) 
  * Adds the job. When Redis refuses, the row gets a 503 answer, but only if it is still pending: the
  * job may have been added after all and finished meanwhile, and a finished answer is never replaced.
  */
-async function enqueueOrRefuse(ctx: Context, req: SubmitRequest, requestId: string, replay: boolean): Promise<void> {
+async function enqueueOrRefuse(ctx: Context, req: SubmitRequest, resultId: string, replay: boolean): Promise<void> {
   const data = {
-    requestId,
-    traceId: req.traceId,
+    resultId,
+    httpRequestId: req.httpRequestId,
     organisationId: req.organisationId,
     accountId: req.accountId,
-    version: JOBS[req.job].payload.version,
+    version: req.job.payload.version,
     payload: req.payload,
   };
   try {
-    await enqueueJob(ctx.queues, req.job, data, { replay });
+    await enqueueJob(ctx.queues, req.job, data, { replay, backoff: ctx.backoff });
   } catch {
     const refusal = new UnavailableError(
       'queue_unavailable',
       'The work queue is unavailable. Retry the request as it is.',
       RETRY_AFTER_SECONDS,
-      requestId,
+      resultId,
     );
-    const stored = await repo.finishIfPending(ctx.db.pool, requestId, refusal).then(
+    const stored = await repo.storeAnswerIfPending(ctx.db.pool, resultId, refusal).then(
       () => true,
       () => false,
     );
@@ -147,20 +156,20 @@ async function waitForResult(
   ctx: Context,
   req: SubmitRequest,
   waiter: Waiter,
-  requestId: string,
+  resultId: string,
   readFirst: boolean,
-): Promise<QueuedRequestOutcome> {
+): Promise<Answer> {
   const deadline = Date.now() + ctx.waitMs;
   let read = readFirst;
   for (;;) {
     if (read) {
       // A failed read counts as "not yet": the request then ends in a 503 with its Location, never in a
       // 500 that a client without a key could not tell from "nothing was done".
-      const row = await repo.findResult(ctx.db.pool, requestId).catch(() => null);
+      const row = await repo.findResult(ctx.db.pool, resultId).catch(() => null);
       if (row?.httpStatus != null) return answerOf(req, row.httpStatus, row.body);
     }
     const left = deadline - Date.now();
-    if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, requestId);
+    if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, resultId);
     const answer = eventAnswer(req, await waiter.next(left));
     if (answer) return answer;
     // Woken without an answer (a failed job, a job that found its row finished) or out of time.
@@ -168,19 +177,15 @@ async function waitForResult(
   }
 }
 
-async function findRequestAnswer(
-  db: Database,
-  organisationId: number,
-  requestId: string,
-): Promise<QueuedRequestOutcome> {
+async function findRequestAnswer(ctx: Context, organisationId: number, resultId: string): Promise<Answer> {
   // Another organisation's request answers exactly as one that does not exist.
   const row =
-    requestId.length === 36 && REQUEST_ID.test(requestId)
-      ? await repo.findOwnResult(db.pool, organisationId, requestId)
+    resultId.length === 36 && RESULT_ID.test(resultId)
+      ? await repo.findOwnResult(ctx.db.pool, organisationId, resultId)
       : null;
   // A compact stored answer is rebuilt from what its job wrote (the request itself is not at hand).
-  const compact = row?.httpStatus != null ? JOBS[jobOfEndpoint(row.endpoint)].compactAnswer : undefined;
-  const rebuilt = compact && row ? await compact.rebuild(db.pool, row.body) : undefined;
+  const compact = row?.httpStatus != null ? jobOfEndpoint(ctx, row.endpoint).compactForm : undefined;
+  const rebuilt = compact && row ? await compact.rebuild(ctx.db.pool, row.body) : undefined;
   const purged = row?.httpStatus != null && (row.body == null || rebuilt === null);
   if (!row || purged) {
     throw new NotFoundError(
@@ -188,15 +193,15 @@ async function findRequestAnswer(
       'No request with this id, or its answer was purged 24 hours after it finished.',
     );
   }
-  if (row.httpStatus == null) throw resultPending(RETRY_AFTER_SECONDS, requestId);
+  if (row.httpStatus == null) throw resultPending(RETRY_AFTER_SECONDS, resultId);
   return rebuilt ?? { status: row.httpStatus, body: row.body };
 }
 
-/** Every stored row's endpoint is one of the job catalog's (rows are only written for them). */
-function jobOfEndpoint(endpoint: string): JobKey {
-  const key = (Object.keys(JOBS) as JobKey[]).find((k) => JOBS[k].endpoint === endpoint);
-  if (!key) throw new Error(`request_results row of unknown endpoint ${endpoint}`);
-  return key;
+/** Every stored row's endpoint is one of the catalog's jobs' (rows are only written for them). */
+function jobOfEndpoint(ctx: Context, endpoint: string): AnyQueuedRequestJob {
+  const job = ctx.jobs.find((j) => j.endpoint === endpoint);
+  if (!job) throw new Error(`request_results row of unknown endpoint ${endpoint}`);
+  return job;
 }
 
 /** One listener per queue for every waiting request (not one per request). */
@@ -204,7 +209,7 @@ function listenForCompletions(ctx: Context): () => void {
   const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) =>
     ctx.waiters.wake(jobId, returnvalue ?? undefined);
   const failed = ({ jobId }: { jobId: string }) => ctx.waiters.wake(jobId);
-  const events = (Object.keys(JOBS) as JobKey[]).map((key) => ctx.queues.events(key));
+  const events = ctx.jobs.map((job) => ctx.queues.events(job.queue));
   for (const e of new Set(events)) {
     e.on('completed', completed);
     e.on('failed', failed);
@@ -219,18 +224,18 @@ function listenForCompletions(ctx: Context): () => void {
 
 /**
  * The answer a wake-up carried: a row's status and body (the poll) or the completion event's value,
- * whole (most refusals) or compact (JOBS[job].compactAnswer).
+ * whole (most refusals) or compact (the job's compactForm).
  */
-function eventAnswer(req: SubmitRequest, value: unknown): QueuedRequestOutcome | undefined {
+function eventAnswer(req: SubmitRequest, value: unknown): Answer | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const whole = value as Partial<QueuedRequestOutcome>;
+  const whole = value as Partial<Answer>;
   if (typeof whole.status === 'number' && 'body' in whole) return answerOf(req, whole.status, whole.body);
-  return JOBS[req.job].compactAnswer?.expand(value, req.payload);
+  return req.job.compactForm?.expand(value, req.payload);
 }
 
 /** A stored answer as the client gets it: a compact stored form is rebuilt from the request at hand. */
-function answerOf(req: SubmitRequest, status: number, body: unknown): QueuedRequestOutcome {
-  return JOBS[req.job].compactAnswer?.expand(body, req.payload) ?? { status, body };
+function answerOf(req: SubmitRequest, status: number, body: unknown): Answer {
+  return req.job.compactForm?.expand(body, req.payload) ?? { status, body };
 }
 
 /** One query for every request this process waits for; skipped while the previous one still runs. */

@@ -32,9 +32,9 @@ const lockUnfinishedStatement = (wait: boolean): Prepared => ({
   text: `SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL
           ORDER BY id FOR UPDATE${wait ? '' : ' NOWAIT'}`,
 });
-const LOCK_UNFINISHED_MANY = lockUnfinishedStatement(true);
-const LOCK_UNFINISHED_MANY_NOWAIT = lockUnfinishedStatement(false);
-const FINISH_MANY: Prepared = {
+const LOCK_UNANSWERED = lockUnfinishedStatement(true);
+const LOCK_UNANSWERED_NOWAIT = lockUnfinishedStatement(false);
+const STORE_ANSWERS: Prepared = {
   name: 'requests.finish-many',
   text: `UPDATE request_results r
             SET http_status = v.http_status, body = v.body, error_code = v.error_code, finished_at = now()
@@ -133,7 +133,7 @@ export async function reopenRetryable(db: Sql, id: string): Promise<void> {
 }
 
 /** Stores a refusal as the answer of a request that has none yet; a finished answer is left alone. */
-export async function finishIfPending(db: Sql, id: string, err: AppError): Promise<void> {
+export async function storeAnswerIfPending(db: Sql, id: string, err: AppError): Promise<void> {
   await db.query(
     `UPDATE request_results SET http_status = $2::int, body = $3::jsonb, error_code = $4, finished_at = now()
       WHERE id = $1 AND finished_at IS NULL`,
@@ -146,13 +146,13 @@ export async function finishIfPending(db: Sql, id: string, err: AppError): Promi
  * are finished already, by an earlier run of their job, which must not be repeated. Without `wait`, a
  * row another transaction holds makes it throw at once instead of waiting.
  */
-export async function lockUnfinishedMany(db: Sql, ids: string[], opts: { wait: boolean }): Promise<Set<string>> {
-  const statement = opts.wait ? LOCK_UNFINISHED_MANY : LOCK_UNFINISHED_MANY_NOWAIT;
+export async function lockUnanswered(db: Sql, ids: string[], opts: { wait: boolean }): Promise<Set<string>> {
+  const statement = opts.wait ? LOCK_UNANSWERED : LOCK_UNANSWERED_NOWAIT;
   const { rows } = await db.query<{ id: string }>(statement, [ids]);
   return new Set(rows.map((r) => r.id));
 }
 
-export interface FinishedResult {
+export interface StoredAnswer {
   id: string;
   httpStatus: number;
   body: unknown;
@@ -160,11 +160,11 @@ export interface FinishedResult {
   errorCode: string | null;
 }
 
-/** Stores the answers of requests the worker has locked (lockUnfinishedMany), in one statement. */
-export async function finishResults(db: Sql, results: FinishedResult[]): Promise<void> {
+/** Stores the answers of requests the worker has locked (lockUnanswered), in one statement. */
+export async function storeAnswers(db: Sql, results: StoredAnswer[]): Promise<void> {
   if (results.length === 0) return;
   const records = results.map((r) => ({ id: r.id, http_status: r.httpStatus, body: r.body, error_code: r.errorCode }));
-  await db.query(FINISH_MANY, [JSON.stringify(records)]);
+  await db.query(STORE_ANSWERS, [JSON.stringify(records)]);
 }
 
 /**

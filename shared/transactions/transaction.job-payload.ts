@@ -1,7 +1,7 @@
 // What an import job carries: the options as parsed and the request as the API validated it, in the
 // JSON form the answer echoes (`transaction_data`), so fields the schemas do not know never reach Redis.
 import Decimal from 'decimal.js';
-import type { CompactAnswer, JobPayload } from '../platform/job-payload';
+import type { CompactForm, JobPayload } from '../requests/job-declaration';
 import { toTransactionData, type TransactionData } from './transaction-data';
 import type { TransactionInput } from './transaction.schemas';
 import { findEchoes } from './transaction.repository';
@@ -111,11 +111,11 @@ function expandWith(compact: CompactCreated, echoes: TransactionData[]) {
   return { status: 201, body: { results } };
 }
 
-export const compactTransactionsAnswer: CompactAnswer = {
+export const compactTransactionsAnswer: CompactForm = {
   compact,
   // Stored compact only when every transaction was added: each echo is then the stored row's
   // `submitted`, found by its id. A dry run or a skipped transaction stores the whole answer.
-  storable(value) {
+  rebuildable(value) {
     return isCompact(value) && value.items.every((item) => item.added && typeof item.id === 'number');
   },
   expand(value, payloadJson) {

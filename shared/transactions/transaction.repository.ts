@@ -122,7 +122,8 @@ export interface NewTransaction {
 /** The transactions one request adds to one account. */
 export interface NewTransactions {
   accountId: number;
-  requestId: string;
+  /** The request_results row of the request that adds them. */
+  resultId: string;
   rows: NewTransaction[];
 }
 
@@ -141,7 +142,7 @@ export async function insertTransactions(
   const records = batches.flatMap((b) =>
     b.rows.map((r) => ({
       a: b.accountId,
-      q: b.requestId,
+      q: b.resultId,
       transaction_date: r.transactionDate,
       original_date: r.originalDate,
       description: r.description,

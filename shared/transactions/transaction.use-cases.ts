@@ -1,42 +1,30 @@
-// Importing transactions onto an account (design: "Request flows", queued writes). The API validates,
-// resolves the account and queues; the worker imports under the account lock and returns the answer
-// that is stored with the work in the same database transaction.
+// Importing transactions onto an account, the API's half (design: "Request flows", queued writes): it
+// validates, resolves the account and queues; the worker's half is import-group.ts, run by the job
+// declared in transaction.job.ts.
 import { resolveWritableAccount } from '../accounts/account.use-cases';
-import type { Database, Sql } from '../platform/db';
-import { accountNotFound } from '../platform/errors';
-import { outcomeOf, type QueuedRequestOutcome } from '../requests/outcome';
+import type { Database } from '../platform/db';
+import type { Answer } from '../requests/answer';
 import type { QueuedRequests } from '../requests/queued-request';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
-import {
-  isMoved,
-  movedNoteBody,
-  planImport,
-  rejectionOf,
-  toNewTransaction,
-  type PlannedTransaction,
-} from './import-plan';
-import { loadSupplyChargeState, withDataChecks } from './data-checks';
-import { checkSupplyCharges } from './supply-charge.validation';
-import type { TransactionData } from './transaction-data';
+import { withDataChecks } from './data-checks';
+import { transactionImportJob } from './transaction.job';
 import { toTransactionImportJson } from './transaction.job-payload';
-import * as repo from './transaction.repository';
-import type { LockedAccount } from './transaction.repository';
 import { parseTransactionImport, TransactionFieldErrors, type TransactionImport } from './transaction.validation';
 
 /** The API's half: checks (400s and 404s never queue), then queues the validated request and waits. */
 export async function requestTransactionImport(
   deps: { db: Database; queued: QueuedRequests; maxItems: number },
-  req: { organisationId: number; headers: RequestHeaders; traceId?: string; query: unknown; body: unknown },
-): Promise<QueuedRequestOutcome> {
+  req: { organisationId: number; headers: RequestHeaders; httpRequestId?: string; query: unknown; body: unknown },
+): Promise<Answer> {
   const headers = parseRequestHeaders(req.headers);
   const checked = await checkedImport(deps, req);
   const account = await resolveWritableAccount(deps.db, req.organisationId, checked.request);
   return deps.queued.submit({
-    job: 'importTransactions',
+    job: transactionImportJob,
     organisationId: req.organisationId,
     accountId: account.accountId,
     ...headers,
-    traceId: req.traceId,
+    httpRequestId: req.httpRequestId,
     payload: toTransactionImportJson(checked),
   });
 }
@@ -52,93 +40,4 @@ async function checkedImport(
     if (err instanceof TransactionFieldErrors) throw await withDataChecks(deps.db, req.organisationId, req.body, err);
     throw err;
   }
-}
-
-/** One queued request's import, as a worker runs it. */
-export interface ImportRun {
-  accountId: number;
-  requestId: string;
-  import: TransactionImport;
-}
-
-/**
- * Imports several requests, each for an account of its own, in the caller's transaction (the one the
- * worker's group commit opens to store every answer with the work): one lock statement, one duplicate
- * lookup and one INSERT for the whole group. Each request is all or nothing on its own: a rejection or
- * a dry run writes none of its transactions and no note. One outcome per run, in order.
- */
-export async function importTransactionGroup(
-  tx: Sql,
-  runs: ImportRun[],
-  now: Date,
-  locks: { wait: boolean },
-): Promise<QueuedRequestOutcome[]> {
-  // Alone, an import waits for its account; in a group it does not (see shared/requests/group-commit.ts).
-  const accounts = await repo.lockAccounts(
-    tx,
-    runs.map((r) => r.accountId),
-    locks,
-  );
-  const existing = await repo.findExistingTransactions(
-    tx,
-    runs
-      .filter((r) => r.import.options.check_previously_added && accounts.has(r.accountId))
-      .map((r) => ({
-        accountId: r.accountId,
-        transactionIds: r.import.request.transactions.map((t) => t.transaction_id),
-      })),
-  );
-  const plans: { run: ImportRun; account: LockedAccount; planned: PlannedTransaction[] }[] = [];
-  const outcomes = new Map<ImportRun, QueuedRequestOutcome>();
-  for (const run of runs) {
-    const { options, request, echoes } = run.import;
-    const account = accounts.get(run.accountId);
-    // Deleted between the API's check and this job: answer as the API would have.
-    if (!account) {
-      outcomes.set(run, outcomeOf(accountNotFound()));
-      continue;
-    }
-    const { planned, rejected } = planImport(
-      request.transactions,
-      existing.get(run.accountId) ?? new Map<string, TransactionData>(),
-      account,
-      options.force_add_to_current_statement,
-      echoes,
-    );
-    rejected.push(...checkSupplyCharges(planned, await loadSupplyChargeState(tx, run.accountId, planned)));
-    if (rejected.length > 0) outcomes.set(run, outcomeOf(rejectionOf(rejected)));
-    else if (request.dry_run) outcomes.set(run, created(planned, new Map()));
-    else plans.push({ run, account, planned });
-  }
-
-  const ids = await repo.insertTransactions(
-    tx,
-    plans.map(({ run, account, planned }) => ({
-      accountId: run.accountId,
-      requestId: run.requestId,
-      rows: planned.filter((p) => p.add).map((p) => toNewTransaction(p, account.openPeriod)),
-    })),
-  );
-  for (const { run, account, planned } of plans) {
-    const moved = planned.filter(isMoved);
-    if (moved.length > 0 && account.openPeriod) {
-      await repo.insertPinnedNote(tx, run.accountId, movedNoteBody(moved, account.openPeriod), now);
-    }
-    outcomes.set(run, created(planned, ids.get(run.accountId)!));
-  }
-  return runs.map((run) => outcomes.get(run)!);
-}
-
-function created(planned: PlannedTransaction[], ids: Map<string, number>): QueuedRequestOutcome {
-  const results = planned.map((p) => {
-    const id = p.add ? ids.get(p.transaction.transaction_id) : undefined;
-    return {
-      status: p.add ? 'TRANSACTION_ADDED_TO_ACCOUNT' : 'TRANSACTION_ALREADY_EXISTS',
-      // Next to the status: the stored transaction echoed below is not the one this request sent.
-      ...(p.matchesStored === false ? { matches_stored: false } : {}),
-      transaction_data: p.data,
-      ...(id !== undefined ? { added_transaction_id: id } : {}),
-    };
-  });
-  return { status: 201, body: { results } };
 }

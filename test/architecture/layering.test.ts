@@ -1,5 +1,8 @@
 // The process entry points sit on top of the business components: api/ and worker/ never import each
-// other, and shared/ imports neither. (Cycles are checked by madge in `pretest`.)
+// other, and shared/ imports neither. Inside shared/, the floors are: platform/ (database, Redis and
+// BullMQ plumbing, config, errors) at the bottom, importing no other folder of shared/; the components
+// above it; catalog/ (the list of every job) on top, which no component imports. (Cycles are checked
+// by madge in `pretest`.)
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -11,11 +14,16 @@ function sourceFiles(dir: string): string[] {
     .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
 }
 
-function importedTopFolders(file: string): string[] {
+/** The folders (`depth` levels below the root) of the files `file` imports by relative path. */
+function importedFolders(file: string, depth = 1): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
   const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) => m[1]!);
-  return specifiers.map(
-    (s) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), s)).split(path.sep)[0]!,
+  return specifiers.map((s) =>
+    path
+      .relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), s))
+      .split(path.sep)
+      .slice(0, depth)
+      .join('/'),
   );
 }
 
@@ -30,9 +38,32 @@ describe('layering', () => {
     const files = sourceFiles(folder);
     expect(files.length).toBeGreaterThan(0);
     const violations = files.flatMap((f) =>
-      importedTopFolders(f)
+      importedFolders(f)
         .filter((top) => FORBIDDEN[folder]!.includes(top))
         .map((top) => `${f} imports ${top}/`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('shared/platform/ imports no other folder of shared/ (the plumbing knows no component)', () => {
+    const files = sourceFiles('shared/platform');
+    expect(files.length).toBeGreaterThan(0);
+    const violations = files.flatMap((f) =>
+      importedFolders(f, 2)
+        .filter(
+          (folder) => folder.startsWith('shared/') && folder !== 'shared/platform' && folder !== 'shared/generated',
+        )
+        .map((folder) => `${f} imports ${folder}/`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('no component imports shared/catalog/ (the catalog sits above the components it lists)', () => {
+    const files = sourceFiles('shared').filter((f) => !f.startsWith('shared/catalog/'));
+    const violations = files.flatMap((f) =>
+      importedFolders(f, 2)
+        .filter((folder) => folder === 'shared/catalog')
+        .map(() => `${f} imports shared/catalog/`),
     );
     expect(violations).toEqual([]);
   });

@@ -1,6 +1,6 @@
 // The faults the suite injects, one at a time, each while a fresh load of spec-following clients runs:
 // what "down" means for it, how it is restored, and which request proves the service is back.
-import { WORKER_LOCK_OPTIONS } from '../../shared/platform/jobs';
+import { WORKER_LOCK_OPTIONS } from '../../shared/platform/queues';
 import type { FaultStack, Tenant } from './infra/fault-stack';
 import { pause, until } from './infra/ports';
 import type { InvariantResult } from './load/invariants';

@@ -1,7 +1,7 @@
 // Runs the faults one at a time against one private stack. Each phase: a fresh tenant and load, the
 // fault, a probe request timing the recovery, the load drained, then the invariants over everything
 // every phase so far has sent (a later fault must not lose what an earlier one left acknowledged).
-import { WORKER_LOCK_OPTIONS } from '../../shared/platform/jobs';
+import { WORKER_LOCK_OPTIONS } from '../../shared/platform/queues';
 import { probeRecovery, type Fault, type FaultWindow } from './faults';
 import { QUEUE_PREFIX, startFaultStack, type FaultStack, type StackOptions } from './infra/fault-stack';
 import { checkInvariants, type InvariantResult } from './load/invariants';

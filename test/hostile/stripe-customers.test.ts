@@ -10,6 +10,7 @@ import { applyAccountFile } from '../../shared/admin/account-file.use-case';
 import { bindStripeCustomer } from '../../shared/payment-instructions/payment-instruction.repository';
 import { resetVendorBreakers } from '../../shared/payment-instructions/vendors/vendor-breakers';
 import { loadConfig } from '../../shared/platform/config';
+import { inTransaction } from '../../shared/platform/db';
 import { createTenant, type Tenant } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 import {
@@ -106,19 +107,18 @@ describe('one tenant reaching for another tenant’s Stripe customers', () => {
 
   it('binds a customer once when two transactions race: the second waits for the first and sees its binding', async () => {
     const customer = newCustomer();
-    const db = world.app.db.prisma;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let firstBound!: () => void;
     const bound = new Promise<void>((resolve) => (firstBound = resolve));
-    const first = db.$transaction(async (tx) => {
+    const first = inTransaction(world.app.db, async (tx) => {
       const winner = await bindStripeCustomer(tx, customer, orgId(world.tenant));
       firstBound();
       await gate;
       return winner;
     });
     await bound;
-    const second = db.$transaction((tx) => bindStripeCustomer(tx, customer, orgId(intruder)));
+    const second = inTransaction(world.app.db, (tx) => bindStripeCustomer(tx, customer, orgId(intruder)));
     // The second INSERT is blocked on the first's uncommitted row before the first commits.
     await untilLockWait(world, customer);
     release();

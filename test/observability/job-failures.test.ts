@@ -1,10 +1,12 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createJobQueues, JOBS, type JobQueues } from '../../shared/platform/jobs';
+import { createJobQueues, type JobQueues } from '../../shared/platform/queues';
 import { randomUUID } from 'node:crypto';
 import { createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
 import { envelope, importedAccount, payment } from '../transactions/transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
+import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
 
 const CUSTOMER_TEXT = 'Mrs Example arrears';
 
@@ -21,7 +23,7 @@ describe('a failing job', () => {
       },
     });
     app = await startTestApp({}, { workers: true, logger: pino({ level: 'info' }, sink) });
-    queues = createJobQueues(app.config);
+    queues = createJobQueues(app.config, REQUEST_QUEUES);
   });
   afterAll(async () => {
     await queues.close();
@@ -44,9 +46,9 @@ describe('a failing job', () => {
       accountId: CUSTOMER_TEXT,
       payload: { options: {}, request: envelope(tenant, account, [payment('T-1')]) },
     };
-    const job = await queues.queue('importTransactions').add(JOBS.importTransactions.name, data, { attempts: 1 });
+    const job = await queues.queue(transactionImportJob.queue).add(transactionImportJob.name, data, { attempts: 1 });
     const failed = await until('the job to fail', async () => {
-      const current = await queues.queue('importTransactions').getJob(job.id!);
+      const current = await queues.queue(transactionImportJob.queue).getJob(job.id!);
       return (await current?.getState()) === 'failed' ? current : undefined;
     });
     expect(failed.failedReason).toMatch(/^[A-Za-z]+ in the job( \([A-Za-z0-9_.-]+\))?$/);

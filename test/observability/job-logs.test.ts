@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { MAINTENANCE } from '../../shared/platform/jobs';
+
 import { createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { importedAccount, payment, postTransactions, envelope } from '../transactions/transactions.fixture';
+import { purgeAnswersJob } from '../../shared/requests/purge-answers.job';
 
 describe('job log lines', () => {
   let app: TestApp;
@@ -28,10 +29,10 @@ describe('job log lines', () => {
     });
     expect(res.status).toBe(201);
     // The workers' scheduled purge logs its own job lines: only the request's jobs matter here.
-    const jobLines = lines.filter((l) => l.msg === 'job completed' && l.queue !== MAINTENANCE.queue);
+    const jobLines = lines.filter((l) => l.msg === 'job completed' && l.queue !== purgeAnswersJob.queue);
     const ours = res.headers.get('x-request-id');
     expect(ours).toMatch(/^[0-9a-f-]{36}$/);
-    expect(jobLines).toEqual([expect.objectContaining({ queue: 'transactions', traceId: ours })]);
+    expect(jobLines).toEqual([expect.objectContaining({ queue: 'transactions', httpRequestId: ours })]);
     const requestLines = lines.filter((l) => (l.req as { id?: string } | undefined)?.id === ours);
     expect(requestLines).toEqual([
       expect.objectContaining({ req: expect.objectContaining({ client_request_id: 'migration-batch-17' }) }),

@@ -1,7 +1,7 @@
-// Vendor faults go through BullMQ's retries (JOBS.createPaymentInstruction: 6 attempts, exponential
+// Vendor faults go through BullMQ's retries (paymentInstructionJob: 6 attempts, exponential
 // 250 ms) and the STRIPE circuit breaker; the request still answers within RESULT_WAIT_MS.
 import { Queue } from 'bullmq';
-import { JOBS } from '../../shared/platform/jobs';
+
 import {
   resetVendorBreakers,
   vendorBreakerStates,
@@ -16,6 +16,7 @@ import {
   vendorCalls,
   type InstructionsWorld,
 } from './payment-instructions.fixture';
+import { paymentInstructionJob } from '../../shared/payment-instructions/payment-instruction.job';
 
 const RESULT_WAIT_MS = 15_000;
 
@@ -118,7 +119,7 @@ describe('payment-instruction/create when the vendor fails', () => {
   });
 
   async function attemptsByAccount(accountIds: number[]): Promise<Map<number, number>> {
-    const queue = new Queue(JOBS.createPaymentInstruction.queue, {
+    const queue = new Queue(paymentInstructionJob.queue, {
       connection: { url: world.app.config.REDIS_URL },
       prefix: world.app.config.QUEUE_PREFIX,
     });

@@ -14,7 +14,7 @@ import {
   type PreparedStatements,
   type Sql,
 } from '../../shared/platform/db';
-import { finishResults, lockUnfinishedMany } from '../../shared/requests/request-result.repository';
+import { storeAnswers, lockUnanswered } from '../../shared/requests/request-result.repository';
 import { findExistingTransactions } from '../../shared/transactions/transaction.repository';
 import { testConfig, testDatabaseUrl } from '../helpers/context';
 
@@ -45,13 +45,13 @@ async function group(db: Database, round: number, size = 10) {
   return inTransaction(db, async (sql) => {
     const before = await scans(sql);
     const ids = Array.from({ length: size }, (_, i) => `probe-${round}-${i}`);
-    await lockUnfinishedMany(sql, ids, { wait: false });
-    await lockUnfinishedMany(sql, ids.slice(0, 1), { wait: true });
+    await lockUnanswered(sql, ids, { wait: false });
+    await lockUnanswered(sql, ids.slice(0, 1), { wait: true });
     await findExistingTransactions(sql, [
       { accountId: 7, transactionIds: ids },
       { accountId: 8, transactionIds: ids },
     ]);
-    await finishResults(
+    await storeAnswers(
       sql,
       ids.map((id) => ({ id, httpStatus: 200, body: {}, errorCode: null })),
     );

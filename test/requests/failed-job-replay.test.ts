@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { UnavailableError } from '../../shared/platform/errors';
-import { blockingConnection, JOBS, producerConnection } from '../../shared/platform/jobs';
-import { finishIfPending } from '../../shared/requests/request-result.repository';
+import { blockingConnection, producerConnection } from '../../shared/platform/queues';
+import { storeAnswerIfPending } from '../../shared/requests/request-result.repository';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
@@ -14,6 +14,7 @@ import {
   storedResults,
   storedTransactions,
 } from '../transactions/transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 describe('a queued request whose job failed without storing an answer', () => {
   let app: TestApp;
@@ -39,7 +40,7 @@ describe('a queued request whose job failed without storing an answer', () => {
     let failedJobId: string | undefined;
     const failed = new Promise<void>((resolve) => {
       const breaking = new Worker(
-        JOBS.importTransactions.queue,
+        transactionImportJob.queue,
         async () => {
           throw new UnrecoverableError('database unreachable on the last attempt');
         },
@@ -94,14 +95,14 @@ describe('a queued request whose job failed without storing an answer', () => {
     const key = `taken-${account.external}`;
     expect((await postTransactions(app, tenant.token, body, { idempotencyKey: key })).status).toBe(503);
     const [row] = (await storedResults(app, organisationOf(tenant))).filter((r) => r.idempotencyKey === key);
-    await finishIfPending(
+    await storeAnswerIfPending(
       app.db.pool,
       row!.id,
       new UnavailableError('queue_unavailable', 'The work queue is unavailable.', 2, row!.id),
     );
 
     workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
-    const queue = new Queue(JOBS.importTransactions.queue, {
+    const queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });

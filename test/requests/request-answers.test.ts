@@ -2,9 +2,9 @@
 // without an Idempotency-Key learns the outcome instead of posting again (and doubling the work).
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { createJobQueues, JOBS, MAINTENANCE, producerConnection, type JobQueues } from '../../shared/platform/jobs';
+import { createJobQueues, producerConnection, type JobQueues } from '../../shared/platform/queues';
 import { purgeExpiredAnswers } from '../../shared/requests/purge-answers';
-import { finishIfPending, findResult } from '../../shared/requests/request-result.repository';
+import { storeAnswerIfPending, findResult } from '../../shared/requests/request-result.repository';
 import { ValidationError } from '../../shared/platform/errors';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
@@ -19,6 +19,9 @@ import {
   storedResults,
   storedTransactions,
 } from '../transactions/transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
+import { purgeAnswersJob } from '../../shared/requests/purge-answers.job';
+import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
 
 const METRICS_TOKEN = 'metrics-token-for-request-answers-tests';
 
@@ -61,13 +64,13 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     expect(stillPending.headers.get('retry-after')).toBe('2');
 
     // The job carries the validated request (no unknown fields), its payload version, and a bounded failed-job count.
-    const queue = new Queue(JOBS.importTransactions.queue, {
+    const queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });
     try {
       const job = await queue.getJob(row!.id);
-      expect(job?.data.version).toBe(JOBS.importTransactions.payload.version);
+      expect(job?.data.version).toBe(transactionImportJob.payload.version);
       expect(JSON.stringify(job?.data.payload)).not.toContain('dropped');
       expect(job?.data.payload.request.transactions[0]).toMatchObject({ transaction_id: 'polled-1', amount: '71.00' });
       expect(job?.opts.removeOnFail).toEqual({
@@ -225,13 +228,13 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
 
   it('schedules the purge as a BullMQ job scheduler when workers start', async () => {
     workers ??= await startWorkers({ config: app.config, db: app.db, logger: app.logger });
-    const queue = new Queue(MAINTENANCE.queue, {
+    const queue = new Queue(purgeAnswersJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });
     try {
-      const scheduler = await queue.getJobScheduler(MAINTENANCE.purgeRequestResults.schedulerId);
-      expect(scheduler).toMatchObject({ every: MAINTENANCE.purgeRequestResults.everyMs });
+      const scheduler = await queue.getJobScheduler(purgeAnswersJob.name);
+      expect(scheduler).toMatchObject({ every: purgeAnswersJob.everyMs });
     } finally {
       await queue.close();
     }
@@ -244,11 +247,11 @@ describe('a queued request whose queue refuses the job', () => {
   let queues: JobQueues;
 
   beforeAll(async () => {
-    queues = createJobQueues(testConfig());
+    queues = createJobQueues(testConfig(), REQUEST_QUEUES);
     app = await startTestApp({ RESULT_WAIT_MS: '300', METRICS_TOKEN }, { queues });
     tenant = await createTenant(app);
     // Closed: every add is refused, as when Redis is unreachable.
-    await queues.queue('importTransactions').close();
+    await queues.queue(transactionImportJob.queue).close();
   });
   afterAll(async () => {
     await app.close();
@@ -284,7 +287,7 @@ describe('a queued request whose queue refuses the job', () => {
     const [row] = (await storedResults(app, organisationOf(tenant))).slice(-1);
     const stored = await findResult(app.db.pool, row!.id);
 
-    await finishIfPending(app.db.pool, row!.id, ValidationError.single('x', 'other_answer', 'Another answer.'));
+    await storeAnswerIfPending(app.db.pool, row!.id, ValidationError.single('x', 'other_answer', 'Another answer.'));
 
     expect(await findResult(app.db.pool, row!.id)).toEqual(stored);
   });

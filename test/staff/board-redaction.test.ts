@@ -1,9 +1,10 @@
 import { Worker, type Job } from 'bullmq';
-import { blockingConnection, JOBS } from '../../shared/platform/jobs';
+import { blockingConnection } from '../../shared/platform/queues';
 import { REDACTED } from '../../shared/staff/job-redaction';
 import { signedIn, StaffClient, startStaffApp, type StaffTestApp } from './staff-app';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
-const QUEUE = JOBS.importTransactions.queue;
+const QUEUE = transactionImportJob.queue;
 const API = `/admin/queues/api/queues/${QUEUE}`;
 const CUSTOMER_TEXT = 'Mrs Example called about her arrears';
 
@@ -17,8 +18,8 @@ describe('what support staff see of failed jobs and of Redis on the queue board'
     app = await startStaffApp();
     operator = (await signedIn(app, 'operator')).client;
     support = (await signedIn(app, 'support')).client;
-    const queue = app.queues.queue('importTransactions');
-    job = await queue.add(JOBS.importTransactions.name, { requestId: 'req-9' }, { attempts: 1 });
+    const queue = app.queues.queue(transactionImportJob.queue);
+    job = await queue.add(transactionImportJob.name, { resultId: 'req-9' }, { attempts: 1 });
     // A failure whose message quotes customer text: the worst case the board must still hide.
     const worker = new Worker(
       QUEUE,

@@ -6,9 +6,10 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { Worker } from 'bullmq';
 import { applyFile } from '../../shared/admin/apply.use-case';
-import { blockingConnection, JOBS } from '../../shared/platform/jobs';
+import { blockingConnection } from '../../shared/platform/queues';
 import { uniqueSuffix } from '../helpers/context';
 import { createStaff, startStaffApp, type StaffTestApp } from './staff-app';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -119,14 +120,14 @@ describe('staff pages in a browser', () => {
   });
 
   it('lets an operator, after the support user signs out, retry a failed job from the dashboard', async () => {
-    const queue = app.queues.queue('importTransactions');
+    const queue = app.queues.queue(transactionImportJob.queue);
     const job = await queue.add(
-      JOBS.importTransactions.name,
-      { requestId: 'r-1', organisationId: 1, accountId: 1, payload: {} },
+      transactionImportJob.name,
+      { resultId: 'r-1', organisationId: 1, accountId: 1, payload: {} },
       { attempts: 1 },
     );
     const worker = new Worker(
-      JOBS.importTransactions.queue,
+      transactionImportJob.queue,
       async () => {
         throw new Error('boom');
       },
@@ -145,7 +146,7 @@ describe('staff pages in a browser', () => {
     await page.getByLabel('Password').fill(operator.password);
     await Promise.all([page.waitForURL(`${app.baseUrl}/admin/queues`), page.getByLabel('Password').press('Enter')]);
 
-    await page.goto(`${app.baseUrl}/admin/queues/queue/${JOBS.importTransactions.queue}?status=failed`);
+    await page.goto(`${app.baseUrl}/admin/queues/queue/${transactionImportJob.queue}?status=failed`);
     await page.getByRole('button', { name: 'Retry all' }).click();
     const retried = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith('/retry/failed'));
     await page.getByRole('button', { name: 'Confirm' }).click();

@@ -1,14 +1,16 @@
 import { Worker, type Job } from 'bullmq';
-import { blockingConnection, JOBS } from '../../shared/platform/jobs';
+import { blockingConnection } from '../../shared/platform/queues';
 import { REDACTED } from '../../shared/staff/job-redaction';
 import { signedIn, StaffClient, startStaffApp, type StaffTestApp } from './staff-app';
+import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
-const QUEUE = JOBS.importTransactions.queue;
+const QUEUE = transactionImportJob.queue;
 const API = `/admin/queues/api/queues/${QUEUE}`;
 
 const JOB_DATA = {
-  requestId: 'req-1',
-  traceId: 'trace-1',
+  resultId: 'req-1',
+  httpRequestId: 'trace-1',
   organisationId: 7,
   accountId: 42,
   payload: {
@@ -43,8 +45,8 @@ describe('queue dashboard at /admin/queues', () => {
 
   /** A job of the transactions queue that failed its only attempt. */
   async function failedJob(): Promise<Job> {
-    const queue = app.queues.queue('importTransactions');
-    const job = await queue.add(JOBS.importTransactions.name, JOB_DATA, { attempts: 1 });
+    const queue = app.queues.queue(transactionImportJob.queue);
+    const job = await queue.add(transactionImportJob.name, JOB_DATA, { attempts: 1 });
     const worker = new Worker(
       QUEUE,
       async () => {
@@ -63,7 +65,7 @@ describe('queue dashboard at /admin/queues', () => {
     return { 'x-xsrf-token': decodeURIComponent(client.cookies.get('XSRF-TOKEN')!) };
   }
 
-  const stateOf = async (job: Job) => (await app.queues.queue('importTransactions').getJob(job.id!))?.getState();
+  const stateOf = async (job: Job) => (await app.queues.queue(transactionImportJob.queue).getJob(job.id!))?.getState();
 
   it('serves the dashboard page and its assets from the package, under a CSP that lets no CDN in', async () => {
     const page = await operator.get('/admin/queues');
@@ -85,7 +87,7 @@ describe('queue dashboard at /admin/queues', () => {
   });
 
   it('lists every queue of the job catalog; read-only for support staff', async () => {
-    const names = [...new Set(Object.values(JOBS).map((j) => j.queue))].sort();
+    const names = [...REQUEST_QUEUES].sort();
     const forOperator = JSON.parse((await operator.get('/admin/queues/api/queues')).text);
     expect(forOperator.queues.map((q: { name: string }) => q.name).sort()).toEqual(names);
     expect(forOperator.queues.every((q: { readOnlyMode: boolean }) => !q.readOnlyMode)).toBe(true);
@@ -101,8 +103,8 @@ describe('queue dashboard at /admin/queues', () => {
       expect(res.status).toBe(200);
       const shown = JSON.parse(res.text).job;
       expect(shown.data).toEqual({
-        requestId: 'req-1',
-        traceId: 'trace-1',
+        resultId: 'req-1',
+        httpRequestId: 'trace-1',
         organisationId: 7,
         accountId: 42,
         payload: {

@@ -2,7 +2,7 @@
 // client for staff sessions.
 import type { Server } from 'node:http';
 import { createApp } from '../../api/server';
-import { createJobQueues, type JobQueues } from '../../shared/platform/jobs';
+import { createJobQueues, type JobQueues } from '../../shared/platform/queues';
 import { createMetrics } from '../../shared/platform/metrics';
 import { createRedis, untilReady, type RedisClient } from '../../shared/platform/redis';
 import { createQueuedRequests } from '../../shared/requests/queued-request';
@@ -10,6 +10,7 @@ import { createStaffUser } from '../../shared/staff/staff.use-cases';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import type { TestApp } from '../helpers/app';
 import { openTestDb, uniqueSuffix, type TestDb } from '../helpers/context';
+import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES } from '../../shared/catalog/jobs';
 
 export interface StaffTestApp extends TestDb {
   baseUrl: string;
@@ -27,8 +28,8 @@ export async function startStaffApp(staffSettings: Record<string, string | numbe
   const config = t.config;
   const redis = createRedis(config, 'producer');
   await untilReady(redis);
-  const queues = createJobQueues(config);
-  const queued = createQueuedRequests({ db: t.db, queues, waitMs: config.RESULT_WAIT_MS });
+  const queues = createJobQueues(config, REQUEST_QUEUES);
+  const queued = createQueuedRequests({ db: t.db, queues, jobs: QUEUED_REQUEST_JOBS, waitMs: config.RESULT_WAIT_MS });
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const deps = { ...t, config, redis, queues, queued, metrics: createMetrics(), now };

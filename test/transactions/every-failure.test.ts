@@ -2,7 +2,7 @@
 // one, whichever check each fails: the field checks (API) or the stored-data checks (open period,
 // product catalogue, already present), which the API also runs when field checks fail. Never queued.
 import { Queue } from 'bullmq';
-import { JOBS, producerConnection } from '../../shared/platform/jobs';
+import { producerConnection } from '../../shared/platform/queues';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import {
   envelope,
@@ -15,6 +15,7 @@ import {
   supplyCharge,
   type TestAccount,
 } from './transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 type Item = Record<string, unknown>;
 
@@ -46,7 +47,7 @@ describe('a 400 lists every failing transaction, whatever check it fails', () =>
     app = await startTestApp({}, { workers: true });
     tenant = await createTenant(app);
     account = await importedAccount(app, tenant);
-    queue = new Queue(JOBS.importTransactions.queue, {
+    queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });

@@ -4,12 +4,12 @@
 // event loop, as BullMQ's concurrency would call it.
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
-import { JOBS, type QueuedRequestData } from '../../shared/platform/jobs';
+import type { QueuedRequestData } from '../../shared/requests/job-declaration';
 import { processMetrics } from '../../shared/platform/metrics';
 import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
 import { toTransactionImportJson } from '../../shared/transactions/transaction.job-payload';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
-import { processTransactionImport } from '../../worker/processors/transactions.processor';
+import { QueuedJobRunner } from '../../shared/requests/queued-job';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import {
   envelope,
@@ -19,6 +19,7 @@ import {
   storedTransactions,
   type TestAccount,
 } from './transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 /** `promise`, or a rejection once `ms` have passed without it settling. */
 function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -50,14 +51,14 @@ describe('group commit of transaction imports (worker)', () => {
     transactions: unknown[],
     edit?: (payload: { request: { transactions: { amount: unknown }[] } }) => void,
   ) {
-    const requestId = randomUUID();
+    const resultId = randomUUID();
     const organisationId = organisationOf(tenant);
     await createOrFindPending(app.db.pool, {
-      id: requestId,
+      id: resultId,
       organisationId,
       accountId: account.accountId,
       runId: null,
-      endpoint: JOBS.importTransactions.endpoint,
+      endpoint: transactionImportJob.endpoint,
       idempotencyKey: null,
       bodyHash: 'group-test',
     });
@@ -65,16 +66,21 @@ describe('group commit of transaction imports (worker)', () => {
     const payload = JSON.parse(JSON.stringify(toTransactionImportJson(checked)));
     edit?.(payload);
     const data: QueuedRequestData = {
-      requestId,
+      resultId,
       organisationId,
       accountId: account.accountId,
-      version: JOBS.importTransactions.payload.version,
+      version: transactionImportJob.payload.version,
       payload,
     };
-    return { id: requestId, data, attemptsMade: 0, opts: { attempts: 1 } } as unknown as Job<QueuedRequestData>;
+    return { id: resultId, data, attemptsMade: 0, opts: { attempts: 1 } } as unknown as Job<QueuedRequestData>;
   }
 
-  const run = (job: Job<QueuedRequestData>) => processTransactionImport(job, app) as Promise<Compact | null>;
+  // One runner for the file, as a worker process has one: jobs run at the same time share its group committer.
+  let runner: QueuedJobRunner;
+  const run = (job: Job<QueuedRequestData>) => {
+    runner ??= new QueuedJobRunner(app);
+    return runner.run(transactionImportJob, job) as Promise<Compact | null>;
+  };
 
   /** The database transactions (xmin) that wrote these accounts' rows. */
   async function writers(accounts: TestAccount[]): Promise<string[]> {
@@ -96,7 +102,7 @@ describe('group commit of transaction imports (worker)', () => {
       const rows = await storedTransactions(app, accounts[i]!.accountId);
       expect(rows.map((r) => r.transactionId)).toEqual([`g${i}-1`, `g${i}-2`]);
       expect(event!.items.map((item) => item.id)).toEqual(rows.map((r) => Number(r.id)));
-      expect((await findResult(app.db.pool, jobs[i]!.data.requestId))?.httpStatus).toBe(201);
+      expect((await findResult(app.db.pool, jobs[i]!.data.resultId))?.httpStatus).toBe(201);
     }
     expect(await writers(accounts)).toHaveLength(1);
     // The worker's /metrics shows it: one more committed group of three or four jobs.
@@ -142,7 +148,7 @@ describe('group commit of transaction imports (worker)', () => {
     expect(await storedTransactions(app, accounts[1]!.accountId)).toEqual([]);
     expect((await storedTransactions(app, accounts[2]!.accountId)).map((r) => r.transactionId)).toEqual(['f2']);
     // Its attempts spent, the refused job's request answers "retry as it is" instead of staying pending.
-    expect(await findResult(app.db.pool, jobs[1]!.data.requestId)).toMatchObject({
+    expect(await findResult(app.db.pool, jobs[1]!.data.resultId)).toMatchObject({
       httpStatus: 500,
       body: { code: 'temporary_failure' },
     });
@@ -162,7 +168,7 @@ describe('group commit of transaction imports (worker)', () => {
         { status: 201 },
         { status: 201 },
       ]);
-      expect((await findResult(app.db.pool, jobs[1]!.data.requestId))?.httpStatus).toBeNull();
+      expect((await findResult(app.db.pool, jobs[1]!.data.resultId))?.httpStatus).toBeNull();
 
       await holder.query('ROLLBACK');
       await expect(held).resolves.toMatchObject({ status: 201 });

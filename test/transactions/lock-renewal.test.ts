@@ -6,7 +6,7 @@
 // machine is, the test itself holds the two accounts' rows until the workers have renewed their locks.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { until } from '../helpers/until';
-import { WORKER_LOCK_OPTIONS } from '../../shared/platform/jobs';
+import { WORKER_LOCK_OPTIONS } from '../../shared/platform/queues';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { envelope, importedAccount, payment, postTransactions, storedTransactions } from './transactions.fixture';
 

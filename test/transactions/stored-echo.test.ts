@@ -3,7 +3,7 @@
 // differs (issue 17 item 11), whether the import runs alone or in a worker's group commit.
 import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../shared/platform/db';
-import { importTransactionGroup } from '../../shared/transactions/transaction.use-cases';
+import { importTransactionGroup } from '../../shared/transactions/import-group';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { envelope, importedAccount, payment, postTransactions, storedTransactions } from './transactions.fixture';
@@ -107,7 +107,7 @@ describe('POST /v1/data-import/transactions/create/ — an existing transaction 
     }
     const runs = accounts.map((account) => ({
       accountId: account.accountId,
-      requestId: randomUUID(),
+      resultId: randomUUID(),
       import: parseTransactionImport({
         options: {},
         request: envelope(tenant, account, [payment('GR', { amount: 20, type: 'REPAYMENT', payment_type: 'BACS' })]),

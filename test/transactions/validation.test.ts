@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { applyFile } from '../../shared/admin/apply.use-case';
-import { JOBS, producerConnection } from '../../shared/platform/jobs';
+import { producerConnection } from '../../shared/platform/queues';
 import {
   envelope,
   futureDay,
@@ -14,6 +14,7 @@ import {
   supplyCharge,
   type TestAccount,
 } from './transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 const MAX_ITEMS = 5;
 
@@ -27,7 +28,7 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
     app = await startTestApp({ MAX_ITEMS_PER_REQUEST: String(MAX_ITEMS) }, { workers: true });
     tenant = await createTenant(app);
     account = await importedAccount(app, tenant);
-    queue = new Queue(JOBS.importTransactions.queue, {
+    queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { JOBS, producerConnection } from '../../shared/platform/jobs';
+import { producerConnection } from '../../shared/platform/queues';
 import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
 import { until } from '../helpers/until';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
@@ -14,6 +14,7 @@ import {
   storedResults,
   storedTransactions,
 } from './transactions.fixture';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 describe('transaction import jobs in the worker', () => {
   let app: TestApp;
@@ -24,7 +25,8 @@ describe('transaction import jobs in the worker', () => {
   let killer: Client;
 
   beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
+    // Retries one millisecond apart: the attempts are what is tested, not BullMQ's back-off.
+    app = await startTestApp({}, { workers: true, jobBackoff: { type: 'fixed', delay: 1 } });
     tenant = await createTenant(app);
     holder = new Client({ connectionString: app.config.DATABASE_URL });
     killer = new Client({ connectionString: app.config.DATABASE_URL });
@@ -72,7 +74,7 @@ describe('transaction import jobs in the worker', () => {
     await holder.query('ROLLBACK');
     const res = await answer;
 
-    expect(killed).toBe(JOBS.importTransactions.options.attempts);
+    expect(killed).toBe(transactionImportJob.retry.attempts);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ detail: expect.stringMatching(/retry/i) as unknown, code: 'temporary_failure' });
     const [stored] = await storedResults(app, organisationOf(tenant));
@@ -85,9 +87,9 @@ describe('transaction import jobs in the worker', () => {
   });
 
   it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
-    // A job queued by an older release (no version, the body as sent) is not trusted to be valid.
+    // A job queued by an older release (no version, the body as sent, the old envelope) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
-    const queue = new Queue(JOBS.importTransactions.queue, {
+    const queue = new Queue(transactionImportJob.queue, {
       connection: producerConnection(app.config),
       prefix: app.config.QUEUE_PREFIX,
     });
@@ -99,13 +101,14 @@ describe('transaction import jobs in the worker', () => {
         organisationId,
         accountId: account.accountId,
         runId: null,
-        endpoint: JOBS.importTransactions.endpoint,
+        endpoint: transactionImportJob.endpoint,
         idempotencyKey: null,
         bodyHash: 'older-release',
       });
       const payload = { options: { check_previously_added: true, force_add_to_current_statement: true }, request };
       await queue.add(
-        JOBS.importTransactions.name,
+        transactionImportJob.name,
+        // The envelope as older releases wrote it: the result row's id was `requestId`.
         { requestId: id, organisationId, accountId: account.accountId, payload },
         { jobId: id },
       );

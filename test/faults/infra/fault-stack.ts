@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { applyFile } from '../../../shared/admin/apply.use-case';
 import { createDatabase, type Database } from '../../../shared/platform/db';
-import { QUEUE_NAMES } from '../../../shared/platform/jobs';
+
 import { obtainToken } from '../../helpers/app';
 import { uniqueSuffix } from '../../helpers/context';
 import { startFakeStripe, type FakeStripe } from '../../helpers/fake-stripe';
@@ -14,6 +14,7 @@ import { freePort } from './ports';
 import { createPrivatePostgres, type PrivatePostgres } from './private-postgres';
 import { createPrivateRedis, type PrivateRedis } from './private-redis';
 import { serviceProcess, type ServiceProcess } from './service-process';
+import { WORKER_QUEUES } from '../../../shared/catalog/jobs';
 
 export const QUEUE_PREFIX = '{faults}';
 const METRICS_TOKEN = 'faults-metrics-token-0123456789';
@@ -98,14 +99,14 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
   const finishedAttempts = new Map<string, number>();
   const countAttempt = (line: string) => {
     if (!line.includes('"jobId"')) return;
-    let entry: { msg?: string; jobId?: string; traceId?: string; attempt?: number };
+    let entry: { msg?: string; jobId?: string; httpRequestId?: string; attempt?: number };
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
       return;
     }
     if (entry.msg !== 'job completed' && entry.msg !== 'job attempt failed') return;
-    const key = `${entry.jobId}#${entry.traceId}#${entry.attempt}`;
+    const key = `${entry.jobId}#${entry.httpRequestId}#${entry.attempt}`;
     finishedAttempts.set(key, (finishedAttempts.get(key) ?? 0) + 1);
   };
   const metricsPorts = await Promise.all(Array.from({ length: options.workers }, freePort));
@@ -148,7 +149,7 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
     finishedAttempts,
     async heldJobs() {
       const held = await Promise.all(
-        QUEUE_NAMES.map(async (queue) => {
+        WORKER_QUEUES.map(async (queue) => {
           const ids = await probe.lrange(`${QUEUE_PREFIX}:${queue}:active`, 0, -1);
           const names = await Promise.all(ids.map((id) => probe.hget(`${QUEUE_PREFIX}:${queue}:${id}`, 'pb')));
           // Worker names are `<host>:<pid>:<random>` (worker/worker.ts).

@@ -3,7 +3,7 @@
 // event. A stall follows a killed worker, a lock that lapsed on a live worker (the job then runs twice,
 // which the suite checks against the workers' own log lines), or a fetch whose answer Redis never sent.
 import { QueueEvents } from 'bullmq';
-import { QUEUE_NAMES } from '../../../shared/platform/jobs';
+import { WORKER_QUEUES } from '../../../shared/catalog/jobs';
 
 export interface JobRuns {
   /** Runs started per job id (a first run, retries after a fault, redeliveries after a stall). */
@@ -16,7 +16,7 @@ export interface JobRuns {
 export async function trackJobRuns(redisUrl: string, prefix: string): Promise<JobRuns> {
   const runs = new Map<string, number>();
   const stalled = new Map<string, number>();
-  const listeners = QUEUE_NAMES.map((name) => {
+  const listeners = WORKER_QUEUES.map((name) => {
     // Reconnects on its own after the suite's Redis restarts (AOF keeps the stream and its ids).
     const events = new QueueEvents(name, { connection: { url: redisUrl, maxRetriesPerRequest: null }, prefix });
     events.on('error', () => undefined);

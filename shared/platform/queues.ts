@@ -1,93 +1,17 @@
-// The job catalog: every queue and job the service has, what its data is, how often it is retried and
-// how long BullMQ keeps it. Queue and job names are persisted state (Redis keys, jobs waiting across a
-// deploy): never rename one in place; add a new name and drain the old one.
+// BullMQ plumbing: the Redis connections queues and workers use, the lock timings of every worker, and
+// the queues a process opens. What runs on which queue is declared by the components (their *.job.ts
+// files) and listed in shared/catalog/jobs.ts; this file knows no job.
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import type { Config } from './config';
 import { BLOCKING_OPTIONS, createRedis, type RedisClient, type RedisTarget } from './redis';
-import { TransientError, type AppError } from './errors';
-import type { CompactAnswer, JobPayload } from './job-payload';
-import { paymentInstructionJobPayload } from '../payment-instructions/payment-instruction.job-payload';
-import { compactTransactionsAnswer, transactionImportJobPayload } from '../transactions/transaction.job-payload';
-
-interface RequestJobSpec<P> {
-  queue: string;
-  name: string;
-  /** The endpoint the request came to: part of the Idempotency-Key's scope and of the body hash. */
-  endpoint: string;
-  payload: JobPayload<P>;
-  /** How the answer rides on the completion event and is stored when not whole. */
-  compactAnswer?: CompactAnswer;
-  options: JobsOptions;
-  /** What the request answers when its attempts are spent on faults that are not TransientErrors. */
-  exhausted: () => AppError;
-}
-
-const requestJob = <P>(spec: RequestJobSpec<P>) => spec;
+import type { Config } from './config';
 
 // Completed jobs only feed the dashboard (the answer lives in PostgreSQL): keep few, as each carries a
 // whole request (~20 KB for 100 transactions). Failed ones are kept for a day, and never more than a
 // bounded number, so a storm of failures cannot fill Redis.
-const CLEAN_UP = {
+export const CLEAN_UP = {
   removeOnComplete: { age: 3600, count: 1000 },
   removeOnFail: { age: 24 * 3600, count: 5000 },
 } satisfies JobsOptions;
-
-export const JOBS = {
-  importTransactions: requestJob({
-    queue: 'transactions',
-    name: 'import-transactions',
-    endpoint: 'transactions/create',
-    payload: transactionImportJobPayload,
-    compactAnswer: compactTransactionsAnswer,
-    options: { attempts: 5, backoff: { type: 'exponential', delay: 200 }, ...CLEAN_UP },
-    exhausted: () =>
-      new TransientError(
-        'temporary_failure',
-        'The transactions could not be imported because of a temporary failure. Retry the request as it is.',
-      ),
-  }),
-  createPaymentInstruction: requestJob({
-    queue: 'payment-instructions',
-    name: 'create-payment-instruction',
-    endpoint: 'payment-instruction/create',
-    payload: paymentInstructionJobPayload,
-    // Vendor faults are retried inside the caller's wait (RESULT_WAIT_MS): up to 6 attempts backing off
-    // 0.25, 0.5, 1, 2, 4 s, fewer when the next one could not end within the wait (vendor-wait.ts); then
-    // the request answers 500 "retry as-is".
-    options: { attempts: 6, backoff: { type: 'exponential', delay: 250 }, ...CLEAN_UP },
-    exhausted: () => new TransientError('server_error', 'An unexpected error occurred. Retry the request as it is.'),
-  }),
-};
-
-export type JobKey = keyof typeof JOBS;
-export type JobPayloadOf<K extends JobKey> = ReturnType<(typeof JOBS)[K]['payload']['fromJob']>;
-
-/** Jobs the service schedules for itself (BullMQ job schedulers), on a queue of their own. */
-export const MAINTENANCE = {
-  queue: 'maintenance',
-  purgeRequestResults: { schedulerId: 'purge-request-results', name: 'purge-request-results', everyMs: 3600_000 },
-  options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...CLEAN_UP },
-} as const;
-
-export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue)), MAINTENANCE.queue];
-
-/** A worker process's pool: every running job holds one connection for its whole transaction. */
-export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
-  const requestQueues = QUEUE_NAMES.length - 1;
-  return Math.max(config.DB_POOL_SIZE, config.WORKER_CONCURRENCY * requestQueues + 1);
-}
-
-/** Data every queued request's job carries: the stored result row it must complete, and who asked. */
-export interface QueuedRequestData<P = unknown> {
-  requestId: string;
-  /** X-Request-Id of the HTTP request that enqueued the job, for log correlation. */
-  traceId?: string;
-  organisationId: number;
-  accountId: number;
-  /** The payload's JobPayload version when the API validated it; absent on jobs queued before versions. */
-  version?: number;
-  payload: P;
-}
 
 /**
  * How fast a dead worker's jobs come back (BullMQ's defaults take 30–60 s, longer than RESULT_WAIT_MS).
@@ -141,18 +65,21 @@ export function connectionsFor(config: RedisTarget) {
 }
 
 export interface JobQueues {
-  queue(key: JobKey): Queue;
-  events(key: JobKey): QueueEvents;
+  queue(name: string): Queue;
+  events(name: string): QueueEvents;
   close(): Promise<void>;
 }
 
-/** One Queue and one QueueEvents per request queue for the whole process. */
-export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>): JobQueues {
+/** One Queue and one QueueEvents per named queue for the whole process. */
+export function createJobQueues(
+  config: RedisTarget & Pick<Config, 'QUEUE_PREFIX'>,
+  names: readonly string[],
+): JobQueues {
   const queues = new Map<string, Queue>();
   const events = new Map<string, QueueEvents>();
   const connections = connectionsFor(config);
   const producer = connections.producer();
-  for (const name of new Set(Object.values(JOBS).map((j) => j.queue))) {
+  for (const name of new Set(names)) {
     const queue = new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
     queue.on('error', () => undefined);
     queues.set(name, queue);
@@ -160,9 +87,14 @@ export function createJobQueues(config: RedisTarget & Pick<Config, 'QUEUE_PREFIX
     ev.on('error', () => undefined);
     events.set(name, ev);
   }
+  const known = <T>(map: Map<string, T>, name: string): T => {
+    const found = map.get(name);
+    if (!found) throw new Error(`queue ${name} is not open in this process`);
+    return found;
+  };
   return {
-    queue: (key) => queues.get(JOBS[key].queue)!,
-    events: (key) => events.get(JOBS[key].queue)!,
+    queue: (name) => known(queues, name),
+    events: (name) => known(events, name),
     async close() {
       await Promise.all([...events.values()].map((e) => e.close()));
       await Promise.all([...queues.values()].map((q) => q.close()));

@@ -1,0 +1,30 @@
+// Every job the service runs, for the processes: the API opens the queues of the queued requests and
+// waits on their answers; the worker runs every job below. Each job is declared in its component
+// (shared/requests/job-declaration.ts says what a declaration holds); adding one here is all it takes
+// for the worker to run it and for /readyz, /metrics and the queue board to show its queue.
+import type { Config } from '../platform/config';
+import type { AnyQueuedRequestJob, ScheduledJob } from '../requests/job-declaration';
+import { purgeAnswersJob } from '../requests/purge-answers.job';
+import { paymentInstructionJob } from '../payment-instructions/payment-instruction.job';
+import { transactionImportJob } from '../transactions/transaction.job';
+
+/** Jobs that answer an HTTP request (the wait-for-result protocol). */
+export const QUEUED_REQUEST_JOBS: readonly AnyQueuedRequestJob[] = [transactionImportJob, paymentInstructionJob];
+
+/** Jobs the service schedules for itself. */
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob];
+
+/** The queues of the queued requests' jobs (what the API opens). */
+export const REQUEST_QUEUES = [...new Set(QUEUED_REQUEST_JOBS.map((j) => j.queue))];
+
+/**
+ * A worker process's pool: every job a process runs at once may hold one connection for its whole
+ * transaction (each group of jobs holds one), plus one for the scheduled jobs, which run one at a time.
+ */
+export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
+  const requestJobs = QUEUED_REQUEST_JOBS.reduce((sum, job) => sum + job.concurrency(config), 0);
+  return Math.max(config.DB_POOL_SIZE, requestJobs + 1);
+}
+
+/** Every queue a worker process takes jobs from. */
+export const WORKER_QUEUES = [...new Set([...REQUEST_QUEUES, ...SCHEDULED_JOBS.map((j) => j.queue)])];

@@ -1,0 +1,18 @@
+// The service's one scheduled job: every hour, drop the stored answers of queued requests whose replay
+// window (24 h) has passed (purge-answers.ts). Every worker process upserts the same scheduler.
+import { CLEAN_UP } from '../platform/queues';
+import type { ScheduledJob } from './job-declaration';
+import { purgeExpiredAnswers } from './purge-answers';
+
+export const purgeAnswersJob: ScheduledJob = {
+  queue: 'maintenance',
+  name: 'purge-request-results',
+  everyMs: 3600_000,
+  retry: { attempts: 3, backoff: { type: 'exponential', delay: 1000 } },
+  cleanUp: CLEAN_UP,
+  async run(ctx) {
+    const purged = await purgeExpiredAnswers(ctx.db, new Date());
+    ctx.logger.info({ purged }, 'expired request answers purged');
+    return { purged };
+  },
+};
