@@ -4,18 +4,15 @@
 // client halfway through the transactions and resumes from the journal, then checks that failed.ndjson
 // holds exactly the invalid lines, that the reconciliation shows no difference, and that a second run
 // of the same files adds nothing. Prints the timings; sizes scale by flags (see OPTIONS).
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { build, freePort, spawnService, untilReady } from '../bench/service';
 import { dropDatabase, ensureDatabase } from '../prisma/migrate';
-import { API_KEY, generateFiles, SUPPLIER, type RehearsalFiles } from './rehearsal/rehearsal-files';
-
-const ROOT = path.join(__dirname, '..');
-const say = (message: string) => process.stderr.write(`rehearsal: ${message}\n`);
+import { runAdmin, runClient, say } from './rehearsal/child-runs';
+import { API_KEY, generateFiles, SUPPLIER, type RehearsalFiles, type Sizes } from './rehearsal/rehearsal-files';
 
 const OPTIONS = {
   accounts: { type: 'string', default: '100000' },
@@ -30,100 +27,6 @@ const OPTIONS = {
   dir: { type: 'string' },
   runtime: { type: 'string', default: 'dist' },
 } as const;
-
-interface ClientResult {
-  code: number | null;
-  summary: Record<string, number | string>;
-  seconds: number;
-}
-
-/**
- * Runs the client as a migration team does; with `killAt`, SIGKILLs it once its journal records that
- * many lines as final (read incrementally from the journal, as resume would read it).
- */
-function runClient(
-  args: string[],
-  env: Record<string, string>,
-  killAt?: { journal: string; lines: number },
-): Promise<ClientResult> {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'client/main.ts', ...args, '--json', '--progress-interval', '1'],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let summary: Record<string, number | string> = {};
-  let buffered = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop()!;
-    for (const line of lines) {
-      const event = JSON.parse(line) as { event: string };
-      if (event.event === 'summary') summary = event;
-    }
-  });
-  const watch =
-    killAt &&
-    setInterval(() => {
-      const final = finalLinesSoFar(killAt.journal);
-      if (final < killAt.lines || child.exitCode !== null) return;
-      say(`SIGKILL with ${final} lines final`);
-      child.kill('SIGKILL');
-      clearInterval(watch);
-    }, 50);
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      if (watch) clearInterval(watch);
-      resolve({ code, summary, seconds: (performance.now() - started) / 1000 });
-    }),
-  );
-}
-
-const journalTail = new Map<string, { offset: number; final: number; rest: string }>();
-
-/** Lines the journal records as final, reading only what was appended since the last call. */
-function finalLinesSoFar(journal: string): number {
-  const state = journalTail.get(journal) ?? { offset: 0, final: 0, rest: '' };
-  journalTail.set(journal, state);
-  let fd: number;
-  try {
-    fd = openSync(path.join(journal, 'journal.ndjson'), 'r');
-  } catch {
-    return 0;
-  }
-  const buffer = Buffer.alloc(1 << 20);
-  for (
-    let read = readSync(fd, buffer, 0, buffer.length, state.offset);
-    read > 0;
-    read = readSync(fd, buffer, 0, buffer.length, state.offset)
-  ) {
-    state.offset += read;
-    const lines = (state.rest + buffer.toString('utf8', 0, read)).split('\n');
-    state.rest = lines.pop()!;
-    for (const line of lines) {
-      const entry = JSON.parse(line) as { e: string; final?: number[] };
-      if (entry.e === 'done') state.final += entry.final?.length ?? 0;
-    }
-  }
-  closeSync(fd);
-  return state.final;
-}
-
-function runAdmin(file: string, databaseUrl: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'apply', file], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return new Promise((resolve, reject) =>
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`admin apply ${file} exited ${code}`)))),
-  );
-}
 
 async function freshDatabase(server: string, name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`--database must be a plain lower-case name: ${name}`);
@@ -153,6 +56,21 @@ const failedLines = (journal: string) =>
 
 const sameLines = (a: number[], b: number[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
+/** What every step of a rehearsal works with, and where it records its timings and checks. */
+interface Rehearsal {
+  dir: string;
+  runsDir: string;
+  sizes: Sizes;
+  files: RehearsalFiles;
+  /** How the client finds the service and signs in. */
+  env: Record<string, string>;
+  concurrency: string;
+  databaseUrl: string;
+  timings: Record<string, number>;
+  checks: Record<string, boolean>;
+  timed<T>(name: string, step: () => Promise<T>): Promise<T>;
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: OPTIONS, strict: true });
   const sizes = {
@@ -164,6 +82,39 @@ async function main(): Promise<number> {
   };
   const dir = path.resolve(values.dir ?? path.join(tmpdir(), `data-import-rehearsal-${Date.now()}`));
   mkdirSync(dir, { recursive: true });
+  const { timings, checks, timed } = stepRecorder(dir, sizes);
+
+  const databaseUrl = await freshDatabase(values.pg, values.database);
+  const files: RehearsalFiles = await timed('generate files', () => generateFiles(dir, sizes));
+  await timed(`create ${sizes.accounts} accounts (admin apply)`, async () => {
+    for (const file of files.applyFiles) await runAdmin(file, databaseUrl);
+  });
+  if (values.runtime === 'dist') await timed('build', build);
+  const service = await startService(values.runtime === 'tsx' ? 'tsx' : 'dist', dir, databaseUrl);
+  try {
+    await untilReady(service.base, 120_000);
+    const env = { DATA_IMPORT_URL: service.base, DATA_IMPORT_API_KEY: API_KEY };
+    const runsDir = path.join(dir, 'runs');
+    const r: Rehearsal = {
+      dir,
+      runsDir,
+      sizes,
+      files,
+      env,
+      concurrency: values.concurrency,
+      databaseUrl,
+      timings,
+      checks,
+      timed,
+    };
+    return await rehearse(r);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Times each step and keeps rehearsal.json up to date step by step, so a rehearsal stopped early still leaves its timings. */
+function stepRecorder(dir: string, sizes: Sizes): Pick<Rehearsal, 'timings' | 'checks' | 'timed'> {
   const timings: Record<string, number> = {};
   const checks: Record<string, boolean> = {};
   const timed = async <T>(name: string, step: () => Promise<T>): Promise<T> => {
@@ -172,20 +123,17 @@ async function main(): Promise<number> {
     const result = await step();
     timings[name] = Math.round((performance.now() - started) / 100) / 10;
     say(`${name}: ${timings[name]} s`);
-    // Kept up to date step by step, so a rehearsal stopped early still leaves its timings.
     writeFileSync(path.join(dir, 'rehearsal.json'), JSON.stringify({ sizes, timings, checks }, null, 2) + '\n');
     return result;
   };
+  return { timings, checks, timed };
+}
 
-  const databaseUrl = await freshDatabase(values.pg, values.database);
-  const files: RehearsalFiles = await timed('generate files', () => generateFiles(dir, sizes));
-  await timed(`create ${sizes.accounts} accounts (admin apply)`, async () => {
-    for (const file of files.applyFiles) await runAdmin(file, databaseUrl);
-  });
-  if (values.runtime === 'dist') await timed('build', build);
+/** The service as `npm start` starts it, on a free port, with rate limits out of the way. */
+async function startService(runtime: 'tsx' | 'dist', dir: string, databaseUrl: string) {
   const port = await freePort();
-  const service = spawnService('start', {
-    runtime: values.runtime === 'tsx' ? 'tsx' : 'dist',
+  return spawnService('start', {
+    runtime,
     port,
     logFile: path.join(dir, 'service.log'),
     env: {
@@ -196,98 +144,89 @@ async function main(): Promise<number> {
       LOG_LEVEL: 'warn',
     },
   });
-  try {
-    await untilReady(service.base, 120_000);
-    const env = { DATA_IMPORT_URL: service.base, DATA_IMPORT_API_KEY: API_KEY };
-    const runsDir = path.join(dir, 'runs');
-    const send = (kind: string, file: string, journal: string, killAtLines?: number) =>
-      runClient(
-        ['send', kind, file, '--journal', path.join(runsDir, journal), '--concurrency', values.concurrency],
-        env,
-        killAtLines === undefined ? undefined : { journal: path.join(runsDir, journal), lines: killAtLines },
-      );
+}
 
-    const notes = await timed('send notes', () => send('notes', files.notes, 'notes-1'));
-    const statements = await timed('send statements', () => send('statements', files.statements, 'statements-1'));
-    const killed = await timed('send transactions until SIGKILL', () =>
-      send('transactions', files.transactions, 'transactions-1', Math.floor(sizes.transactions / 2)),
-    );
-    checks['client was SIGKILLed halfway'] = killed.code === null;
-    const resumed = await timed('resume transactions', () =>
-      runClient(['resume', path.join(runsDir, 'transactions-1')], env),
-    );
+/** The whole migration against a running service: first sends, reconciliation, second run, report. */
+async function rehearse(r: Rehearsal): Promise<number> {
+  const { notes, statements, killed, resumed } = await firstSends(r);
+  const first = await r.timed('reconcile', () => reconcile(r, 'reconciliation-1.csv'));
+  r.checks['reconciliation: zero differences'] = first.code === 0 && first.summary.accounts_differing === 0;
+  const after = await secondRun(r);
+  const second = await r.timed('reconcile after the second run', () => reconcile(r, 'reconciliation-2.csv'));
+  r.checks['second reconciliation: zero differences'] = second.code === 0 && second.summary.accounts_differing === 0;
 
-    checks['notes: failed.ndjson is exactly the invalid lines'] = sameLines(
-      failedLines(path.join(runsDir, 'notes-1')),
-      files.invalid.notes,
-    );
-    checks['statements: failed.ndjson is exactly the invalid lines'] = sameLines(
-      failedLines(path.join(runsDir, 'statements-1')),
-      files.invalid.statements,
-    );
-    checks['transactions: failed.ndjson is exactly the invalid lines'] = sameLines(
-      failedLines(path.join(runsDir, 'transactions-1')),
-      files.invalid.transactions,
-    );
-    checks['transactions: nothing unprocessed after resume'] = resumed.summary.unprocessed === 0;
+  // Lines per second of each first send (invalid lines included: the client reads and answers them too).
+  const perSecond = (lines: number, seconds: number) => Math.round(lines / seconds);
+  const rates = {
+    notes: perSecond(r.sizes.notes, notes.seconds),
+    statements: perSecond(r.sizes.statements, statements.seconds),
+    transactions: perSecond(r.sizes.transactions, killed.seconds + resumed.seconds),
+  };
+  const { sizes, timings, checks } = r;
+  const summaries = {
+    notes: notes.summary,
+    statements: statements.summary,
+    resumed: resumed.summary,
+    first: first.summary.accounts,
+  };
+  const report = { sizes, timings, rates, checks, stored: after, summaries };
+  writeFileSync(path.join(r.dir, 'rehearsal.json'), JSON.stringify(report, null, 2) + '\n');
+  process.stdout.write(formatReport(sizes, timings, rates, checks, after, r.dir));
+  return Object.values(checks).every(Boolean) ? 0 : 1;
+}
 
-    const reconcile = (out: string) =>
-      runClient(
-        [
-          'reconcile',
-          '--supplier',
-          SUPPLIER,
-          files.notes,
-          files.statements,
-          files.transactions,
-          '--runs-dir',
-          runsDir,
-          '--out',
-          path.join(dir, out),
-        ],
-        env,
-      );
-    const first = await timed('reconcile', () => reconcile('reconciliation-1.csv'));
-    checks['reconciliation: zero differences'] = first.code === 0 && first.summary.accounts_differing === 0;
+function send(r: Rehearsal, kind: string, file: string, journal: string, killAtLines?: number) {
+  return runClient(
+    ['send', kind, file, '--journal', path.join(r.runsDir, journal), '--concurrency', r.concurrency],
+    r.env,
+    killAtLines === undefined ? undefined : { journal: path.join(r.runsDir, journal), lines: killAtLines },
+  );
+}
 
-    const before = await storedCounts(databaseUrl);
-    const again = await timed('second run of all three files', async () => [
-      await send('notes', files.notes, 'notes-2'),
-      await send('statements', files.statements, 'statements-2'),
-      await send('transactions', files.transactions, 'transactions-2'),
-    ]);
-    const after = await storedCounts(databaseUrl);
-    checks['second run: nothing added'] =
-      JSON.stringify(before) === JSON.stringify(after) && again.every((r) => r.summary.succeeded === 0);
-    const second = await timed('reconcile after the second run', () => reconcile('reconciliation-2.csv'));
-    checks['second reconciliation: zero differences'] = second.code === 0 && second.summary.accounts_differing === 0;
+function reconcile(r: Rehearsal, out: string) {
+  const { files } = r;
+  const inputs = [files.notes, files.statements, files.transactions];
+  return runClient(
+    ['reconcile', '--supplier', SUPPLIER, ...inputs, '--runs-dir', r.runsDir, '--out', path.join(r.dir, out)],
+    r.env,
+  );
+}
 
-    // Lines per second of each first send (invalid lines included: the client reads and answers them too).
-    const perSecond = (lines: number, seconds: number) => Math.round(lines / seconds);
-    const rates = {
-      notes: perSecond(sizes.notes, notes.seconds),
-      statements: perSecond(sizes.statements, statements.seconds),
-      transactions: perSecond(sizes.transactions, killed.seconds + resumed.seconds),
-    };
-    const report = {
-      sizes,
-      timings,
-      rates,
-      checks,
-      stored: after,
-      summaries: {
-        notes: notes.summary,
-        statements: statements.summary,
-        resumed: resumed.summary,
-        first: first.summary.accounts,
-      },
-    };
-    writeFileSync(path.join(dir, 'rehearsal.json'), JSON.stringify(report, null, 2) + '\n');
-    process.stdout.write(formatReport(sizes, timings, rates, checks, after, dir));
-    return Object.values(checks).every(Boolean) ? 0 : 1;
-  } finally {
-    await service.stop();
+/** Notes and statements whole; transactions SIGKILLed halfway, then resumed. Checks each failed.ndjson. */
+async function firstSends(r: Rehearsal) {
+  const { files, checks } = r;
+  const notes = await r.timed('send notes', () => send(r, 'notes', files.notes, 'notes-1'));
+  const statements = await r.timed('send statements', () => send(r, 'statements', files.statements, 'statements-1'));
+  const killed = await r.timed('send transactions until SIGKILL', () =>
+    send(r, 'transactions', files.transactions, 'transactions-1', Math.floor(r.sizes.transactions / 2)),
+  );
+  checks['client was SIGKILLed halfway'] = killed.code === null;
+  const resumed = await r.timed('resume transactions', () =>
+    runClient(['resume', path.join(r.runsDir, 'transactions-1')], r.env),
+  );
+  for (const kind of ['notes', 'statements', 'transactions'] as const) {
+    checks[`${kind}: failed.ndjson is exactly the invalid lines`] = sameLines(
+      failedLines(path.join(r.runsDir, `${kind}-1`)),
+      files.invalid[kind],
+    );
   }
+  checks['transactions: nothing unprocessed after resume'] = resumed.summary.unprocessed === 0;
+  return { notes, statements, killed, resumed };
+}
+
+/** All three files sent again: nothing may be stored twice. Returns the stored counts after it. */
+async function secondRun(r: Rehearsal): Promise<Record<string, number>> {
+  const { files } = r;
+  const before = await storedCounts(r.databaseUrl);
+  const again = await r.timed('second run of all three files', async () => [
+    await send(r, 'notes', files.notes, 'notes-2'),
+    await send(r, 'statements', files.statements, 'statements-2'),
+    await send(r, 'transactions', files.transactions, 'transactions-2'),
+  ]);
+  const after = await storedCounts(r.databaseUrl);
+  r.checks['second run: nothing added'] =
+    JSON.stringify(before) === JSON.stringify(after) && again.every((result) => result.summary.succeeded === 0);
+  return after;
 }
 
 function formatReport(

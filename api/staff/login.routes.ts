@@ -22,19 +22,31 @@ function safeNext(next: unknown): string | undefined {
   return /^\/(support\/|admin\/queues(\/|$|\?))[^\\\s]*$/.test(next) && !next.includes('//') ? next : undefined;
 }
 
-export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): Router {
+type LoginDeps = SessionDeps & { logger: Logger };
+type ShowLogin = (req: Request, res: Response, status: number, extra?: { error?: string; username?: string }) => void;
+
+export function loginRoutes(deps: LoginDeps, c: Config): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '8kb' });
-  const now = () => (deps.now ?? (() => new Date()))();
   const csrf: LoginCsrfSettings = {
     secrets: c.SESSION_SECRET_PREVIOUS ? [c.SESSION_SECRET, c.SESSION_SECRET_PREVIOUS] : [c.SESSION_SECRET],
     secure: secureCookies(c),
   };
-  // One per app, and one app per process: every sign-in of this process queues here.
-  const hashing = createHashingGate({ concurrency: c.STAFF_HASH_CONCURRENCY, waitMs: c.STAFF_HASH_WAIT_MS });
+  const showLogin = loginFormSender(csrf);
 
-  // The form's token lives in a cookie, not a session: no session exists before a sign-in succeeds.
-  function showLogin(req: Request, res: Response, status: number, extra: { error?: string; username?: string } = {}) {
+  router.get('/login', (req, res) => {
+    if (req.staff) return res.redirect(303, HOME[req.staff.role]);
+    showLogin(req, res, 200);
+  });
+  router.post('/login', ...signInLimits(deps, c, form, showLogin), signInHandler(deps, c, csrf, showLogin));
+  addLogoutRoutes(router, deps, c, form);
+  return router;
+}
+
+/** Sends the sign-in form with a fresh token. The form's token lives in a cookie, not a session: no session
+ * exists before a sign-in succeeds. */
+function loginFormSender(csrf: LoginCsrfSettings): ShowLogin {
+  return (req, res, status, extra = {}) => {
     const token = issueLoginToken(req, res, csrf);
     res
       .status(status)
@@ -46,11 +58,14 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
           ...extra,
         }),
       );
-  }
+  };
+}
 
+/** The per-address limit, the form parser, then the per-username limit (which needs the parsed form). */
+function signInLimits(deps: LoginDeps, c: Config, form: express.RequestHandler, showLogin: ShowLogin) {
   const tooMany = (req: Request, res: Response) =>
     showLogin(req, res, 429, { error: 'Too many failed sign-ins. Wait a while, then try again.' });
-  const limits = [
+  return [
     loginRateLimit(deps.redis, { prefix: c.QUEUE_PREFIX, perMinute: c.STAFF_LOGIN_RATE_LIMIT_PER_MINUTE }, tooMany),
     form,
     userLoginRateLimit(
@@ -59,13 +74,13 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
       tooMany,
     ),
   ];
+}
 
-  router.get('/login', (req, res) => {
-    if (req.staff) return res.redirect(303, HOME[req.staff.role]);
-    showLogin(req, res, 200);
-  });
-
-  router.post('/login', ...limits, async (req, res) => {
+function signInHandler(deps: LoginDeps, c: Config, csrf: LoginCsrfSettings, showLogin: ShowLogin) {
+  const now = () => (deps.now ?? (() => new Date()))();
+  // One per app, and one app per process: every sign-in of this process queues here.
+  const hashing = createHashingGate({ concurrency: c.STAFF_HASH_CONCURRENCY, waitMs: c.STAFF_HASH_WAIT_MS });
+  return async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!isLoginTokenValid(req, csrf)) {
       return showLogin(req, res, 403, { error: 'The sign-in form had expired. Please sign in again.' });
@@ -88,8 +103,10 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
     await startStaffSession(req, staff, now());
     deps.logger.info({ staff: staff.username, role: staff.role }, 'staff signed in');
     res.redirect(303, safeNext(body.next) ?? HOME[staff.role]);
-  });
+  };
+}
 
+function addLogoutRoutes(router: Router, deps: LoginDeps, c: Config, form: express.RequestHandler): void {
   router.get('/logout', (req, res) => {
     if (!req.staff) return res.redirect(303, '/login');
     res.type('html').send(logoutPage({ staff: req.staff, csrfToken: csrfToken(req) }));
@@ -110,6 +127,4 @@ export function loginRoutes(deps: SessionDeps & { logger: Logger }, c: Config): 
     });
     res.redirect(303, '/login');
   });
-
-  return router;
 }

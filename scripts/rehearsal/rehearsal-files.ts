@@ -39,8 +39,16 @@ const isInvalid = (n: number, every: number) => n % every === Math.floor(every /
 
 export async function generateFiles(dir: string, sizes: Sizes): Promise<RehearsalFiles> {
   const invalid: RehearsalFiles['invalid'] = { transactions: [], notes: [], statements: [] };
-  // The supplier and organisation as a JSON apply file; the accounts as one NDJSON file, which admin
-  // apply streams and commits in chunks.
+  const applyFiles = await writeApplyFiles(dir, sizes);
+  const transactions = await writeTransactions(dir, sizes, invalid.transactions);
+  const notes = await writeNotes(dir, sizes, invalid.notes);
+  const statements = await writeStatements(dir, sizes, invalid.statements);
+  return { applyFiles, transactions, notes, statements, invalid };
+}
+
+/** The supplier and organisation as a JSON apply file; the accounts as one NDJSON file, which admin apply
+ * streams and commits in chunks. */
+async function writeApplyFiles(dir: string, sizes: Sizes): Promise<string[]> {
   const setup = path.join(dir, 'setup.json');
   writeFileSync(
     setup,
@@ -58,25 +66,31 @@ export async function generateFiles(dir: string, sizes: Sizes): Promise<Rehearsa
       open_statement_from: '2019-10-01',
     }),
   );
-  const applyFiles = [setup, accounts];
+  return [setup, accounts];
+}
 
-  // Sorted by account, as an export usually is: account a gets lines a*per … (a+1)*per-1.
-  const perAccount = (total: number) => Math.max(1, Math.ceil(total / sizes.accounts));
-  const account = (n: number, total: number) => accountNumber(Math.floor((n - 1) / perAccount(total)) % sizes.accounts);
+/** The account of item n of total: sorted by account, as an export usually is, so account a gets items
+ * a*per … (a+1)*per-1. */
+function accountOf(n: number, total: number, sizes: Sizes): string {
+  const perAccount = Math.max(1, Math.ceil(total / sizes.accounts));
+  return accountNumber(Math.floor((n - 1) / perAccount) % sizes.accounts);
+}
 
-  const TYPES = ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT'];
+const TYPES = ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT'];
+
+async function writeTransactions(dir: string, sizes: Sizes, invalid: number[]): Promise<string> {
   const transactions = path.join(dir, 'transactions.ndjson');
   await writeLines(transactions, sizes.transactions, (n) => {
     const t = {
       import_supplier: SUPPLIER,
-      external_account_number: account(n, sizes.transactions),
+      external_account_number: accountOf(n, sizes.transactions, sizes),
       transaction_id: `TX-${n}`,
       transaction_date: `2024-${String((n % 12) + 1).padStart(2, '0')}-${String((n % 28) + 1).padStart(2, '0')}`,
       amount: `${(n % 997) + 1}.${String(n % 100).padStart(2, '0')}`,
       type: TYPES[n % TYPES.length],
     };
     if (!isInvalid(n, sizes.invalidEvery)) return JSON.stringify(t);
-    invalid.transactions.push(n);
+    invalid.push(n);
     const faults = [
       () => JSON.stringify(t).slice(0, 40),
       () => JSON.stringify({ ...t, amount: 'twelve' }),
@@ -86,21 +100,27 @@ export async function generateFiles(dir: string, sizes: Sizes): Promise<Rehearsa
     ];
     return faults[((n / sizes.invalidEvery) % faults.length) | 0]!();
   });
+  return transactions;
+}
 
+async function writeNotes(dir: string, sizes: Sizes, invalid: number[]): Promise<string> {
   const notes = path.join(dir, 'notes.ndjson');
   await writeLines(notes, sizes.notes, (n) => {
     const note = {
       import_supplier: SUPPLIER,
-      external_account_number: account(n, sizes.notes),
+      external_account_number: accountOf(n, sizes.notes, sizes),
       body: `Migrated note ${n}`,
       created_at: '2024-05-01T10:00:00Z',
     };
     if (!isInvalid(n, sizes.invalidEvery)) return JSON.stringify(note);
-    invalid.notes.push(n);
+    invalid.push(n);
     return n % 2 ? JSON.stringify({ ...note, body: undefined }) : JSON.stringify({ ...note, created_at: 'yesterday' });
   });
+  return notes;
+}
 
-  // CSV: the header is line 1, so item n sits on line n + 1.
+/** CSV: the header is line 1, so item n sits on line n + 1. */
+async function writeStatements(dir: string, sizes: Sizes, invalid: number[]): Promise<string> {
   const statements = path.join(dir, 'statements.csv');
   await writeLines(
     statements,
@@ -108,19 +128,19 @@ export async function generateFiles(dir: string, sizes: Sizes): Promise<Rehearsa
     (n) => {
       const cells = [
         SUPPLIER,
-        account(n, sizes.statements),
+        accountOf(n, sizes.statements, sizes),
         `ST-${n}`,
         '2024-01-01',
         '2024-01-31',
         String(1000 + (n % 5000)),
       ];
       if (!isInvalid(n, sizes.invalidEvery)) return cells.join(',');
-      invalid.statements.push(n + 1);
+      invalid.push(n + 1);
       return n % 2
         ? [...cells.slice(0, 3), '2024-02-01', '2024-01-31', cells[5]].join(',')
         : [...cells.slice(0, 2), '', ...cells.slice(3)].join(',');
     },
     'import_supplier,external_account_number,statement_id,bill_period_from_date,bill_period_to_date,gross_amount',
   );
-  return { applyFiles, transactions, notes, statements, invalid };
+  return statements;
 }

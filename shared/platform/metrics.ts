@@ -26,8 +26,12 @@ export function processMetrics(): Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  return { registry, ...httpMetrics(registry), ...jobMetrics(registry), ...stateGauges(registry) };
+}
+
+/** What the API answered: counts, latency and refusals by route template. */
+function httpMetrics(registry: Registry): Pick<Metrics, 'httpRequests' | 'httpDuration' | 'httpRefusals'> {
   return {
-    registry,
     httpRequests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests by route template, method and status.',
@@ -47,6 +51,12 @@ export function createMetrics(): Metrics {
       labelNames: ['route', 'code'],
       registers: [registry],
     }),
+  };
+}
+
+/** What the workers did: time per job attempt and jobs per group-commit transaction. */
+function jobMetrics(registry: Registry): Pick<Metrics, 'jobDuration' | 'groupCommits'> {
+  return {
     jobDuration: new Histogram({
       name: 'job_duration_seconds',
       help: 'Time a worker spent on a job attempt, by queue and outcome.',
@@ -63,6 +73,14 @@ export function createMetrics(): Metrics {
       buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     }),
+  };
+}
+
+/** States read at scrape time: queue depths, circuit breakers, vendor calls in flight, database pool. */
+function stateGauges(
+  registry: Registry,
+): Pick<Metrics, 'queueJobs' | 'breakerState' | 'vendorCallsInFlight' | 'dbPool'> {
+  return {
     queueJobs: new Gauge({
       name: 'queue_jobs',
       help: 'Jobs per queue and state (waiting, active, delayed, completed, failed), read at scrape time.',

@@ -53,11 +53,10 @@ export interface Supervisor {
   stop(): Promise<void>;
 }
 
-export function supervise(specs: ChildSpec[], logger: Logger, policy: SupervisorPolicy = DEFAULT_POLICY): Supervisor {
-  if (!cluster.isPrimary) throw new Error('supervise() runs in the primary process only');
-  let stopping = false;
+/** One slot per child to keep running: `count` of each role, none started yet. */
+function childSlots(specs: ChildSpec[], policy: SupervisorPolicy): Slot[] {
   const baseExecArgv = cluster.settings.execArgv ?? process.execArgv;
-  const slots: Slot[] = specs.flatMap((spec) =>
+  return specs.flatMap((spec) =>
     Array.from({ length: spec.count }, (_, index) => ({
       role: spec.role,
       index,
@@ -68,6 +67,22 @@ export function supervise(specs: ChildSpec[], logger: Logger, policy: Supervisor
       restarts: [],
     })),
   );
+}
+
+/** SIGTERM, then SIGKILL if the child is still running after timeoutMs; resolves once it has exited. */
+async function stopChild(child: ClusterChild, timeoutMs: number): Promise<void> {
+  if (child.isDead()) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.process.kill('SIGTERM');
+  const kill = setTimeout(() => child.process.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(kill);
+}
+
+export function supervise(specs: ChildSpec[], logger: Logger, policy: SupervisorPolicy = DEFAULT_POLICY): Supervisor {
+  if (!cluster.isPrimary) throw new Error('supervise() runs in the primary process only');
+  let stopping = false;
+  const slots = childSlots(specs, policy);
 
   const start = (slot: Slot) => {
     slot.timer = undefined;
@@ -106,15 +121,6 @@ export function supervise(specs: ChildSpec[], logger: Logger, policy: Supervisor
     slot.delayMs = Math.min(slot.delayMs * 2, policy.maxDelayMs);
   };
 
-  const stopChild = async (child: ClusterChild) => {
-    if (child.isDead()) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.process.kill('SIGTERM');
-    const kill = setTimeout(() => child.process.kill('SIGKILL'), policy.stopTimeoutMs);
-    await exited;
-    clearTimeout(kill);
-  };
-
   slots.forEach(start);
   return {
     pids() {
@@ -125,7 +131,7 @@ export function supervise(specs: ChildSpec[], logger: Logger, policy: Supervisor
     async stop() {
       stopping = true;
       for (const s of slots) clearTimeout(s.timer);
-      await Promise.all(slots.flatMap((s) => (s.child ? [stopChild(s.child)] : [])));
+      await Promise.all(slots.flatMap((s) => (s.child ? [stopChild(s.child, policy.stopTimeoutMs)] : [])));
     },
   };
 }

@@ -1,0 +1,103 @@
+// The rehearsal's child processes: the migration client and the admin CLI, run as a migration team runs them.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** One progress line on stderr. */
+export const say = (message: string) => process.stderr.write(`rehearsal: ${message}\n`);
+
+interface ClientResult {
+  code: number | null;
+  summary: Record<string, number | string>;
+  seconds: number;
+}
+
+/**
+ * Runs the client as a migration team does; with `killAt`, SIGKILLs it once its journal records that
+ * many lines as final (read incrementally from the journal, as resume would read it).
+ */
+export function runClient(
+  args: string[],
+  env: Record<string, string>,
+  killAt?: { journal: string; lines: number },
+): Promise<ClientResult> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'client/main.ts', ...args, '--json', '--progress-interval', '1'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let summary: Record<string, number | string> = {};
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      const event = JSON.parse(line) as { event: string };
+      if (event.event === 'summary') summary = event;
+    }
+  });
+  const watch =
+    killAt &&
+    setInterval(() => {
+      const final = finalLinesSoFar(killAt.journal);
+      if (final < killAt.lines || child.exitCode !== null) return;
+      say(`SIGKILL with ${final} lines final`);
+      child.kill('SIGKILL');
+      clearInterval(watch);
+    }, 50);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      if (watch) clearInterval(watch);
+      resolve({ code, summary, seconds: (performance.now() - started) / 1000 });
+    }),
+  );
+}
+
+const journalTail = new Map<string, { offset: number; final: number; rest: string }>();
+
+/** Lines the journal records as final, reading only what was appended since the last call. */
+function finalLinesSoFar(journal: string): number {
+  const state = journalTail.get(journal) ?? { offset: 0, final: 0, rest: '' };
+  journalTail.set(journal, state);
+  let fd: number;
+  try {
+    fd = openSync(path.join(journal, 'journal.ndjson'), 'r');
+  } catch {
+    return 0;
+  }
+  const buffer = Buffer.alloc(1 << 20);
+  for (
+    let read = readSync(fd, buffer, 0, buffer.length, state.offset);
+    read > 0;
+    read = readSync(fd, buffer, 0, buffer.length, state.offset)
+  ) {
+    state.offset += read;
+    const lines = (state.rest + buffer.toString('utf8', 0, read)).split('\n');
+    state.rest = lines.pop()!;
+    for (const line of lines) {
+      const entry = JSON.parse(line) as { e: string; final?: number[] };
+      if (entry.e === 'done') state.final += entry.final?.length ?? 0;
+    }
+  }
+  closeSync(fd);
+  return state.final;
+}
+
+export function runAdmin(file: string, databaseUrl: string): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'apply', file], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve, reject) =>
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`admin apply ${file} exited ${code}`)))),
+  );
+}
