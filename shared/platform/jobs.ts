@@ -71,7 +71,11 @@ export const MAINTENANCE = {
 
 export const QUEUE_NAMES = [...new Set(Object.values(JOBS).map((j) => j.queue)), MAINTENANCE.queue];
 
-/** A worker process's pool: every running job holds one connection for its whole transaction. */
+/**
+ * A worker process's pool: every running job holds one connection for its whole transaction, so the
+ * pool has room for WORKER_CONCURRENCY jobs on each request queue plus the maintenance queue's one
+ * (concurrency 1): 16 × 2 + 1 = 33 connections by default (docs/deployment.md "Connections").
+ */
 export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
   const requestQueues = QUEUE_NAMES.length - 1;
   return Math.max(config.DB_POOL_SIZE, config.WORKER_CONCURRENCY * requestQueues + 1);
