@@ -19,7 +19,8 @@ export const REQUEST_QUEUES = [...new Set(QUEUED_REQUEST_JOBS.map((j) => j.queue
 
 /**
  * A worker process's pool: every job a process runs at once may hold one connection for its whole
- * transaction (each group of jobs holds one), plus one for the scheduled jobs, which run one at a time.
+ * transaction (each group of jobs holds one), plus one for the scheduled jobs, which run one at a time:
+ * 16 × 2 + 1 = 33 connections by default (docs/deployment.md "Connections").
  */
 export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
   const requestJobs = QUEUED_REQUEST_JOBS.reduce((sum, job) => sum + job.concurrency(config), 0);

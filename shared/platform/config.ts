@@ -164,6 +164,14 @@ export const ConfigSchema = z
     // without ANALYZE) and works behind a transaction-mode pooler. named: parsed once per connection,
     // still planned with its values inside transactions (SET LOCAL plan_cache_mode); needs session pooling.
     DB_PREPARED_STATEMENTS: z.enum(['unnamed', 'named']).default('unnamed'),
+    // true: a process that starts on its own (and `npm start`'s supervisor) applies pending migrations
+    // before serving. false: it runs no DDL at all and refuses to start unless the database already has
+    // every migration of this build (applied by `npm run migrate` as the owner role), so the service
+    // can run as a role that only reads and writes rows (docs/deployment.md "Migrations").
+    MIGRATE_ON_START: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     // Queued writes (transactions, payment instructions) waiting for their answer at once.
     QUEUED_REQUESTS_PER_PROCESS: z.coerce.number().int().positive().default(512),
     QUEUED_REQUESTS_PER_ORGANISATION: z.coerce.number().int().positive().default(64),

@@ -1,34 +1,30 @@
-// Start-up checks that turn "connection refused" into one line saying what is unreachable and how to
-// start it.
+// Start-up checks that turn a failed connection into one line saying what is wrong and what to do.
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
+import { describeConnectFailure, isMissingDatabase, redactUrl } from './pg-errors';
 import type { RedisTarget } from './redis';
 
 const HOW_TO_START = {
-  postgres:
-    'start it with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`, or `docker compose up -d postgres`',
   redis:
     'start it with `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`, or `docker compose up -d redis`',
 };
 
-function redactUrl(url: string): string {
-  const u = new URL(url);
-  if (u.password) u.password = '***';
-  return u.toString();
-}
-
-export async function checkPostgres(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  url.pathname = '/postgres';
-  const client = new Client({ connectionString: url.toString(), connectionTimeoutMillis: 3000 });
+/**
+ * Connects to the database the URL names (never to another one: behind a pooler or with a role that
+ * may use only its own database, nothing else is reachable) and runs one query. A missing database is
+ * accepted when `mayBeMissing` (start-up migration creates it); every other failure throws one
+ * sentence saying what is wrong.
+ */
+export async function checkPostgres(databaseUrl: string, opts: { mayBeMissing?: boolean } = {}): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+  // A server that drops the connection after a failed start-up emits 'error' besides rejecting.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    throw new Error(
-      `PostgreSQL is not reachable at ${redactUrl(databaseUrl)} (${(err as Error).message}): ${HOW_TO_START.postgres}.`,
-      { cause: err },
-    );
+    if (opts.mayBeMissing && isMissingDatabase(err)) return;
+    throw new Error(describeConnectFailure(err, databaseUrl), { cause: err });
   } finally {
     await client.end().catch(() => undefined);
   }

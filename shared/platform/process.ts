@@ -1,5 +1,5 @@
 // Process lifecycle shared by the entry points: boot checks, then SIGTERM/SIGINT → graceful stop.
-import { migrate } from '../../prisma/migrate';
+import { migrate, schemaProblem } from '../../prisma/migrate';
 import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type ProcessRole } from './config';
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
@@ -13,7 +13,9 @@ export interface Booted {
 
 /**
  * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer,
- * applies migrations. Exits with one clear line if not.
+ * then, when `opts.migrate` (the process that starts first, not a supervised child): applies pending
+ * migrations, or with MIGRATE_ON_START=false only checks that none is pending. Exits with one clear
+ * line if anything is wrong.
  */
 export async function prepare(
   name: string,
@@ -23,9 +25,15 @@ export async function prepare(
   let config: Config;
   try {
     config = loadConfig(process.env, role);
-    await checkPostgres(config.DATABASE_URL);
+    const migrates = opts.migrate && config.MIGRATE_ON_START;
+    // A missing database is created by the start-up migration; without one it is an error.
+    await checkPostgres(config.DATABASE_URL, { mayBeMissing: migrates });
     await checkRedis(config);
-    if (opts.migrate) await migrate(config.DATABASE_URL);
+    if (migrates) await migrate(config.DATABASE_URL);
+    else if (opts.migrate) {
+      const problem = await schemaProblem(config.DATABASE_URL);
+      if (problem !== undefined) throw new Error(problem);
+    }
   } catch (err) {
     console.error(`${name}: ${(err as Error).message}`);
     process.exit(1);
