@@ -2,9 +2,9 @@
 // expire, re-obtained with the key when the refresh token is gone. Refresh tokens are single use and a
 // replayed one revokes the whole sign-in, so every renewal is single-flight: requests that find the
 // same stale token share one renewal instead of each spending the refresh token.
-import { FatalError } from './client-errors';
+import { FatalError, RefusedError, TransientError } from '../client-errors';
+import { oneLine } from '../terminal-text';
 import { readBounded, type Fetcher } from './service-fetch';
-import { oneLine } from './terminal-text';
 
 const OBTAIN_TOKEN = `mutation($input: ObtainTokenInput!) {
   obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }`;
@@ -99,21 +99,5 @@ function parseJson(text: string | undefined): unknown {
     return text === undefined ? undefined : JSON.parse(text);
   } catch {
     return undefined;
-  }
-}
-
-class RefusedError extends Error {
-  constructor(readonly code: string) {
-    super(`obtainToken refused: ${code}`);
-  }
-}
-
-/** The token endpoint is overloaded or down: the caller's retry loop waits and tries again. */
-export class TransientError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfter: string | null = null,
-  ) {
-    super(message);
   }
 }

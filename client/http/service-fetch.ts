@@ -2,8 +2,8 @@
 // the body (the API key in obtainToken, a batch of customer data) to wherever a 307/308 points, so any
 // 3xx stops the run naming where it pointed. Answers are read with a bound, so a server that streams
 // without end cannot exhaust the client's memory.
-import { FatalError } from './client-errors';
-import { oneLine } from './terminal-text';
+import { FatalError } from '../client-errors';
+import { oneLine } from '../terminal-text';
 
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
