@@ -3,7 +3,7 @@
 // batch (the service replays the stored answer or runs a request that wrote nothing).
 import { classifyAnswer, type Verdict } from './answer-classifier';
 import { withRetries, type Attempt, type RetryPolicy } from './http/retry-policy';
-import { readBounded, type Fetcher } from './http/service-fetch';
+import { readJson, type Fetcher } from './http/service-fetch';
 import type { AccountRef } from './input-reader';
 import { buildBody, buildQuery, KIND_SPECS, type Kind, type SendOptions } from './item-kinds';
 
@@ -44,17 +44,9 @@ export async function sendBatch(
       body,
       signal,
     });
-    const text = await readBounded(res, MAX_ANSWER_BYTES);
-    const verdict = classifyAnswer(kind, res.status, parseJson(text), res.headers.get('retry-after'), items);
+    const answer = await readJson(res, MAX_ANSWER_BYTES);
+    const verdict = classifyAnswer(kind, res.status, answer, res.headers.get('retry-after'), items);
     return verdict.type === 'retry' || verdict.type === 'reauth' ? verdict : { type: 'done', value: verdict };
   });
   return result.type === 'done' ? result.value : result;
-}
-
-function parseJson(text: string | undefined): unknown {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }

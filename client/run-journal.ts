@@ -35,6 +35,13 @@ export interface ResultRecord {
   [field: string]: unknown;
 }
 
+/** A run's start as it appears in its id and directory name: 20240301T120000Z. */
+export const runStamp = (at: Date) =>
+  at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+
 const FSYNC_MS = 200;
 const RESULT_FILES = ['succeeded.ndjson', 'differs.ndjson', 'failed.ndjson'] as const;
 
@@ -147,7 +154,8 @@ export class RunJournal {
   }
 }
 
-function readMeta(dir: string): RunMeta {
+/** A run's run.json; a directory without one is a usage error, an unreadable one fatal. */
+export function readMeta(dir: string): RunMeta {
   const runFile = path.join(dir, 'run.json');
   if (!existsSync(runFile)) throw new UsageError(`${dir} is not a run's journal directory (no run.json)`);
   try {

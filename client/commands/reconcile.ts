@@ -1,7 +1,7 @@
 // `reconcile --supplier X <inputs…> --out report.csv`: what the journals say succeeded, against the
 // service's reconciliation endpoint (fetched under the same retry policy as every request); exit 0
 // only when every account matches. The comparison itself is in reconcile-report.ts.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { defineCommand } from '../cli/command';
 import { CONNECTION, JSON_OUTPUT, RUNS_DIR, runsDirOf } from '../cli/common-options';
@@ -14,7 +14,7 @@ import { readEntries, scanFile } from '../input-reader';
 import { LineSet } from '../line-set';
 import { addExpected, compare, formatSummary } from '../reconcile-report';
 import type { Figures } from '../reconciliation-row';
-import { readRun, type RunMeta } from '../run-journal';
+import { readMeta, readRun, type RunMeta } from '../run-journal';
 import { jsonLine, oneLine, writeOut } from '../terminal-text';
 
 /** A row holds two account numbers and a score of figures: well under a kilobyte. */
@@ -92,7 +92,7 @@ async function runsOfFile(file: string, runsDir: string): Promise<string[]> {
     .map((name) => path.join(runsDir, name))
     .filter((dir) => existsSync(path.join(dir, 'run.json')))
     .filter((dir) => {
-      const meta = JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as RunMeta;
+      const meta = readMeta(dir);
       return meta.input === path.resolve(file) && meta.checksum === checksum;
     });
 }

@@ -1,12 +1,12 @@
 // `resume <journal dir> | --latest`: continues a stopped run with the same keys, once the input is
 // proven to be the very same file (its checksum).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { defineCommand } from '../cli/command';
 import { CONNECTION, JSON_OUTPUT, RUN_SETTINGS, RUNS_DIR, runsDirOf } from '../cli/common-options';
 import { UsageError } from '../client-errors';
 import { scanFile } from '../input-reader';
-import { RunJournal, type RunMeta } from '../run-journal';
+import { readMeta, RunJournal } from '../run-journal';
 import { executePass, passSettings } from '../run-session';
 
 export const resumeCommand = defineCommand({
@@ -46,10 +46,7 @@ function latestRun(runsDir: string): string {
         .filter((d) => d.isDirectory() && existsSync(path.join(runsDir, d.name, 'run.json')))
         .map((d) => {
           const dir = path.join(runsDir, d.name);
-          return {
-            dir,
-            at: String((JSON.parse(readFileSync(path.join(dir, 'run.json'), 'utf8')) as RunMeta).created_at),
-          };
+          return { dir, at: String(readMeta(dir).created_at) };
         })
     : [];
   const newest = runs.sort((a, b) => a.at.localeCompare(b.at)).at(-1);

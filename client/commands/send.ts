@@ -7,7 +7,7 @@ import { CONNECTION, FORMAT, JSON_OUTPUT, RUN_SETTINGS, RUNS_DIR, runsDirOf } fr
 import { UsageError } from '../client-errors';
 import { formatOf, scanFile } from '../input-reader';
 import { isKind, KINDS } from '../item-kinds';
-import { RunJournal, type RunMeta } from '../run-journal';
+import { RunJournal, runStamp, type RunMeta } from '../run-journal';
 import { executePass, passSettings } from '../run-session';
 
 /** The service's own MAX_ITEMS_PER_REQUEST default. */
@@ -48,10 +48,7 @@ export const sendCommand = defineCommand({
     }
     if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
     const { checksum, lines } = await scanFile(file);
-    const stamp = new Date()
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z');
+    const stamp = runStamp(new Date());
     const runId = `${kind}-${stamp}-${randomBytes(3).toString('hex')}`;
     const meta: RunMeta = {
       version: 1,

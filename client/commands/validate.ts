@@ -15,6 +15,7 @@ import { EXIT, UsageError } from '../client-errors';
 import { formatOf, readEntries, type InputEntry } from '../input-reader';
 import { isKind, KIND_SPECS, KINDS, type Kind } from '../item-kinds';
 import { makePrivateDir, openPrivate } from '../private-files';
+import { runStamp } from '../run-journal';
 import { jsonLine, writeOut } from '../terminal-text';
 
 const CHECKS: Record<Kind, (request: unknown) => unknown> = {
@@ -55,10 +56,7 @@ export const validateCommand = defineCommand({
     const [kind, file] = positionals;
     if (!isKind(kind) || !file || positionals.length > 2)
       throw new UsageError(`validate takes a kind (${KINDS.join(', ')}) and one file`);
-    const stamp = new Date()
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z');
+    const stamp = runStamp(new Date());
     const dir = path.resolve(values.journal ?? path.join(runsDirOf(values), `validate-${kind}-${stamp}`));
     const { items, failed } = await writeFailures(kind, file, formatOf(file, values.format), dir);
     const summary = { event: 'summary', kind, input: path.resolve(file), items, failed, journal: dir };

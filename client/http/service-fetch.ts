@@ -45,6 +45,16 @@ export async function readBounded(res: Response, maxBytes: number): Promise<stri
   return text + decoder.decode();
 }
 
+/** The answer as JSON; undefined when it is empty, longer than `maxBytes` or not JSON. */
+export async function readJson(res: Response, maxBytes: number): Promise<unknown> {
+  const text = await readBounded(res, maxBytes);
+  try {
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The answer's lines, each at most `maxChars` long; a longer one ends the stream with a FatalError. */
 export async function* boundedLines(res: Response, maxChars: number): AsyncIterable<string> {
   if (!res.body) return;

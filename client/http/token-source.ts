@@ -4,7 +4,7 @@
 // same stale token share one renewal instead of each spending the refresh token.
 import { FatalError, RefusedError, TransientError } from '../client-errors';
 import { oneLine } from '../terminal-text';
-import { readBounded, type Fetcher } from './service-fetch';
+import { readJson, type Fetcher } from './service-fetch';
 
 const OBTAIN_TOKEN = `mutation($input: ObtainTokenInput!) {
   obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }`;
@@ -76,7 +76,7 @@ export class TokenSource {
     });
     if (res.status === 429 || res.status >= 500)
       throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
-    const body = parseJson(await readBounded(res, MAX_ANSWER_BYTES)) as {
+    const body = (await readJson(res, MAX_ANSWER_BYTES)) as {
       data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
       errors?: { extensions?: { code?: string } }[];
     };
@@ -91,13 +91,5 @@ export class TokenSource {
     const lifetime = typeof exp === 'number' && typeof iat === 'number' ? (exp - iat) * 1000 : 5 * 60_000;
     const expiresAt = typeof exp === 'number' ? exp * 1000 : Date.now() + lifetime;
     return { token: got.token, refreshToken: got.refreshToken, renewAt: expiresAt - Math.min(EARLY_MS, lifetime / 4) };
-  }
-}
-
-function parseJson(text: string | undefined): unknown {
-  try {
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
