@@ -3,7 +3,8 @@
 // errors[].attr fails those items and sends the rest again; a 400 naming none fails the whole batch;
 // *_already_exists is a success that added nothing; any other 4xx fails the batch as it is. A 2xx
 // that does not hold one result per item is retried like a 503: nothing proves the items were stored.
-// A 3xx never gets here (service-fetch.ts refuses redirects).
+// A 3xx never gets here (http/service-fetch.ts refuses redirects).
+import { retryAfterMs } from './http/retry-policy';
 import { differsFromStored, isAlreadyExisting, KIND_SPECS, resultsOf, textOf, type Kind } from './item-kinds';
 
 export type ItemOutcome =
@@ -52,14 +53,6 @@ export function classifyAnswer(
   }
   if (status === 400) return classifyBadRequest(kind, error, items.length);
   return wholeBatch(items.length, failure(error, status));
-}
-
-/** Retry-After in seconds (the service's form) or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  if (/^\d{1,6}$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
 function classifyBadRequest(kind: Kind, error: ErrorBody, count: number): Verdict {

@@ -4,8 +4,8 @@
 import { parse } from 'csv-parse';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { LineSet } from './line-set';
+import { readNdjson } from './ndjson';
 
 export type InputFormat = 'ndjson' | 'csv';
 
@@ -53,37 +53,16 @@ export async function scanFile(file: string): Promise<{ checksum: string; lines:
 }
 
 export function readEntries(file: string, format: InputFormat): AsyncIterable<InputEntry> {
-  return format === 'csv' ? readCsv(file) : readNdjson(file);
+  return format === 'csv' ? readCsv(file) : readNdjsonEntries(file);
 }
 
-async function* readNdjson(file: string): AsyncIterable<InputEntry> {
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    if (text.length > MAX_LINE_CHARS) {
-      yield {
-        line,
-        problem: {
-          code: 'line_too_long',
-          attr: 'non_field_errors',
-          detail: `The line is over ${MAX_LINE_CHARS} characters.`,
-        },
-      };
-      continue;
+async function* readNdjsonEntries(file: string): AsyncIterable<InputEntry> {
+  for await (const read of readNdjson(file, MAX_LINE_CHARS)) {
+    if ('value' in read) yield toEntry(read.line, read.value);
+    else {
+      const code = read.problem === 'too_long' ? 'line_too_long' : 'parse_error';
+      yield { line: read.line, problem: { code, attr: 'non_field_errors', detail: read.detail } };
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      yield {
-        line,
-        problem: { code: 'parse_error', attr: 'non_field_errors', detail: `Not JSON: ${(err as Error).message}` },
-      };
-      continue;
-    }
-    yield toEntry(line, value);
   }
 }
 

@@ -1,27 +1,28 @@
 // `data-import`: the migration client. Speaks only the service's public HTTP API; imports from shared/
 // nothing but schemas and pure helpers (test/client/client-layering.test.ts keeps it so).
-import { parseCommandLine, USAGE } from './cli-args';
+import { parseArgs } from 'node:util';
+import { EXIT_CODES, type Command } from './cli/command';
+import { parseArgsTable } from './cli/options';
 import { EXIT, FatalError, UsageError } from './client-errors';
-import { reconcileCommand } from './reconcile-command';
-import { resumeCommand, sendCommand } from './send-command';
+import { COMMANDS } from './commands';
+import { KINDS } from './item-kinds';
 import { writeErr, writeOut } from './terminal-text';
-import { validateCommand } from './validate-command';
-
-const COMMANDS = { send: sendCommand, resume: resumeCommand, validate: validateCommand, reconcile: reconcileCommand };
 
 export async function main(argv: string[]): Promise<number> {
+  let command: Command | undefined;
   try {
-    const args = parseCommandLine(argv);
-    if (args.values.help || args.command === 'help') {
-      writeOut(USAGE);
+    const found = findCommand(argv);
+    if (found.name === 'help') {
+      const about = COMMANDS.find((c) => c.name === found.rest.find((a) => !a.startsWith('-')));
+      writeOut(about ? about.help() : usage());
       return EXIT.ok;
     }
-    const command = COMMANDS[args.command as keyof typeof COMMANDS];
-    if (!command) throw new UsageError(`unknown command "${args.command.slice(0, 40)}"`);
-    return await command(args);
+    command = COMMANDS.find((c) => c.name === found.name);
+    if (!command) throw new UsageError(`unknown command "${found.name.slice(0, 40)}"`);
+    return await command.run(found.rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      writeErr(`data-import: ${err.message}\n\n${USAGE}`);
+      writeErr(`data-import: ${err.message}\n\n${command ? command.help() : usage()}`);
       return EXIT.usage;
     }
     if (err instanceof FatalError) {
@@ -31,6 +32,39 @@ export async function main(argv: string[]): Promise<number> {
     writeErr(`data-import: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
     return EXIT.interrupted;
   }
+}
+
+/**
+ * The command is the first word that is not an option or an option's value (options may come before
+ * it); none, or --help alone, is `help`.
+ */
+function findCommand(argv: string[]): { name: string; rest: string[] } {
+  const everyOption = parseArgsTable(Object.fromEntries(COMMANDS.flatMap((c) => Object.entries(c.options))));
+  const { tokens } = parseArgs({
+    args: argv,
+    options: everyOption,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const first = tokens.find((t) => t.kind === 'positional');
+  if (!first) return { name: 'help', rest: [] };
+  return { name: first.value, rest: argv.filter((_, i) => i !== first.index) };
+}
+
+/** The usage of the whole client, from each command's own declaration. */
+function usage(): string {
+  return [
+    'usage: data-import <command> [options]',
+    '',
+    ...COMMANDS.flatMap((c) => [`  ${c.name} ${c.args}`, `        ${c.summary}`]),
+    '',
+    `kinds: ${KINDS.join(', ')}`,
+    "each command's options, with their defaults: data-import <command> --help (or data-import help <command>)",
+    'environment: DATA_IMPORT_URL (instead of --url), DATA_IMPORT_API_KEY (instead of --api-key-file)',
+    '',
+    EXIT_CODES,
+  ].join('\n');
 }
 
 if (require.main === module) {

@@ -4,22 +4,13 @@
 // a result line without its "done" belongs to a request that resume sends again: opening the journal
 // drops such lines. Writes are synchronous appends (a SIGKILL loses nothing the page cache holds);
 // fsync runs every FSYNC_MS, so a machine crash loses at most that much, which resume re-sends.
-import {
-  closeSync,
-  createReadStream,
-  existsSync,
-  fsync,
-  fsyncSync,
-  readFileSync,
-  renameSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { FatalError, UsageError } from './client-errors';
 import type { Kind, SendOptions } from './item-kinds';
 import type { InputFormat } from './input-reader';
 import { LineSet } from './line-set';
+import { readNdjson } from './ndjson';
 import { makePrivateDir, makePrivateFile, openPrivate, writePrivateFile } from './private-files';
 import { jsonLine } from './terminal-text';
 
@@ -43,6 +34,13 @@ export interface ResultRecord {
   external_account_number?: string;
   [field: string]: unknown;
 }
+
+/** A run's start as it appears in its id and directory name: 20240301T120000Z. */
+export const runStamp = (at: Date) =>
+  at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 const FSYNC_MS = 200;
 const RESULT_FILES = ['succeeded.ndjson', 'differs.ndjson', 'failed.ndjson'] as const;
@@ -156,7 +154,8 @@ export class RunJournal {
   }
 }
 
-function readMeta(dir: string): RunMeta {
+/** A run's run.json; a directory without one is a usage error, an unreadable one fatal. */
+export function readMeta(dir: string): RunMeta {
   const runFile = path.join(dir, 'run.json');
   if (!existsSync(runFile)) throw new UsageError(`${dir} is not a run's journal directory (no run.json)`);
   try {
@@ -178,14 +177,14 @@ export async function readRun(
   const { finals } = await replay(dir);
   async function* stored(): AsyncIterable<ResultRecord> {
     for (const file of ['succeeded.ndjson', 'differs.ndjson'])
-      yield* readNdjson(path.join(dir, file)) as AsyncIterable<ResultRecord>;
+      yield* readRecords(path.join(dir, file)) as AsyncIterable<ResultRecord>;
   }
   return { meta, finals, succeeded: stored() };
 }
 
 async function replay(dir: string): Promise<JournalState> {
   const state: JournalState = { finals: new LineSet(), pending: new Map() };
-  for await (const entry of readNdjson(path.join(dir, 'journal.ndjson'))) {
+  for await (const entry of readRecords(path.join(dir, 'journal.ndjson'))) {
     const e = entry as { e?: string; key?: string; lines?: number[]; final?: number[] };
     if (e.e === 'req' && e.key && Array.isArray(e.lines)) state.pending.set(e.key, e.lines);
     if (e.e === 'done' && Array.isArray(e.final)) {
@@ -196,24 +195,20 @@ async function replay(dir: string): Promise<JournalState> {
   return state;
 }
 
+/** A journal line never holds more than one request's line numbers or one result record. */
+const MAX_JOURNAL_LINE_CHARS = 5 * 1024 * 1024;
+
 /** Lines that do not parse are a write cut short by a crash: skipped, since what they said is re-sent. */
-export async function* readNdjson(file: string): AsyncIterable<unknown> {
+export async function* readRecords(file: string): AsyncIterable<unknown> {
   if (!existsSync(file)) return;
-  for await (const text of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
-    if (text === '') continue;
-    try {
-      yield JSON.parse(text);
-    } catch {
-      continue;
-    }
-  }
+  for await (const read of readNdjson(file, MAX_JOURNAL_LINE_CHARS)) if ('value' in read) yield read.value;
 }
 
 async function keepFinalRecords(file: string, finals: LineSet): Promise<void> {
   if (!existsSync(file)) return;
   const tmp = `${file}.tmp`;
   const fd = openPrivate(tmp, 'w');
-  for await (const record of readNdjson(file)) {
+  for await (const record of readRecords(file)) {
     const line = (record as ResultRecord).line;
     if (typeof line === 'number' && finals.has(line)) writeSync(fd, jsonLine(record));
   }

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { EXIT } from './client-errors';
 import { readEntries } from './input-reader';
-import { readNdjson, type ResultRecord, type RunJournal } from './run-journal';
+import { readRecords, type ResultRecord, type RunJournal } from './run-journal';
 
 export interface RunSummary {
   run_id: string;
@@ -45,13 +45,13 @@ export async function summarise(
   let succeeded = 0;
   let skipped = 0;
   let failed = 0;
-  for await (const r of readNdjson(path.join(journal.dir, 'succeeded.ndjson'))) {
+  for await (const r of readRecords(path.join(journal.dir, 'succeeded.ndjson'))) {
     if (/ALREADY_EXISTS$/.test(String((r as { status?: unknown }).status))) skipped++;
     else succeeded++;
   }
-  for await (const _ of readNdjson(path.join(journal.dir, 'failed.ndjson'))) failed++;
+  for await (const _ of readRecords(path.join(journal.dir, 'failed.ndjson'))) failed++;
   let differs = 0;
-  for await (const _ of readNdjson(path.join(journal.dir, 'differs.ndjson'))) differs++;
+  for await (const _ of readRecords(path.join(journal.dir, 'differs.ndjson'))) differs++;
   const stopped = run.interrupted || run.fatal !== undefined;
   return {
     run_id: journal.meta.run_id,

@@ -3,16 +3,16 @@
 // files. `send` and `resume` both end here; they differ only in how the journal was opened.
 import { createHash } from 'node:crypto';
 import { AccountBatcher, type Batch } from './account-batcher';
-import { sendBatch, type SenderDeps } from './batch-sender';
 import type { ItemOutcome } from './answer-classifier';
+import { sendBatch, type SenderDeps } from './batch-sender';
 import { FatalError } from './client-errors';
+import type { Fetcher } from './http/service-fetch';
+import type { TokenSource } from './http/token-source';
 import { readEntries, type InputEntry } from './input-reader';
 import { KIND_SPECS } from './item-kinds';
-import { ProgressReporter } from './progress-reporter';
-import type { Outcomes, RunJournal } from './run-journal';
+import type { Counts, ProgressReporter } from './progress-reporter';
+import type { Outcomes, RunJournal, RunMeta } from './run-journal';
 import { summarise, type RunSummary } from './run-summary';
-import type { Fetcher } from './service-fetch';
-import type { TokenSource } from './token-source';
 
 export interface RunSettings {
   baseUrl: string;
@@ -32,27 +32,134 @@ function idempotencyKey(runId: string, lines: number[]): string {
   return `${runId}.${createHash('sha256').update(lines.join(',')).digest('hex').slice(0, 32)}`;
 }
 
-export async function executeRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
-  const { meta } = journal;
-  const stopper = new AbortController();
-  const stop = AbortSignal.any([settings.stop, stopper.signal]);
-  let fatal: Error | undefined;
-  const deps: SenderDeps = {
-    baseUrl: settings.baseUrl,
-    runId: meta.run_id,
-    tokens: settings.tokens,
-    fetcher: settings.fetcher,
-    options: meta.options,
-    requestTimeoutMs: settings.requestTimeoutMs,
-    retryDeadlineMs: settings.retryDeadlineMs,
-    stop,
-    onRetry: () => settings.progress.counts.retries++,
-  };
-  const counts = settings.progress.counts;
-  const inFlight = new Set<Promise<void>>();
-  let unfinished = 0;
+export function executeRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
+  return new RunLoop(journal, settings).run();
+}
 
-  const settle = (key: string | null, entries: InputEntry[], outcomes: (ItemOutcome | undefined)[]) => {
+/** The state of one pass: what is in flight, what a stopped run left open, what stopped this one. */
+class RunLoop {
+  private readonly meta: RunMeta;
+  private readonly counts: Counts;
+  /** Fires on Ctrl-C or when a request meets an error that ends the run. */
+  private readonly stopper = new AbortController();
+  private readonly stop: AbortSignal;
+  private readonly deps: SenderDeps;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Requests a stopped run left open, by each of their lines; collected as the lines come by. */
+  private readonly openByLine = new Map<number, string>();
+  private readonly collected = new Map<string, InputEntry[]>();
+  private readonly batcher: AccountBatcher;
+  private fatal?: Error;
+  /** Items whose request reached the retry deadline: left for resume. */
+  private unfinished = 0;
+
+  constructor(
+    private readonly journal: RunJournal,
+    private readonly settings: RunSettings,
+  ) {
+    this.meta = journal.meta;
+    this.counts = settings.progress.counts;
+    this.stop = AbortSignal.any([settings.stop, this.stopper.signal]);
+    this.deps = {
+      baseUrl: settings.baseUrl,
+      runId: this.meta.run_id,
+      tokens: settings.tokens,
+      fetcher: settings.fetcher,
+      options: this.meta.options,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      retryDeadlineMs: settings.retryDeadlineMs,
+      stop: this.stop,
+      onRetry: () => this.counts.retries++,
+    };
+    for (const [key, lines] of journal.pending) lines.forEach((line) => this.openByLine.set(line, key));
+    const batchSize = KIND_SPECS[this.meta.kind].listField ? this.meta.batch : 1;
+    this.batcher = new AccountBatcher(batchSize, settings.maxOpenAccounts);
+  }
+
+  async run(): Promise<RunSummary> {
+    const { meta, settings } = this;
+    // The CSV header is a line but not an item.
+    settings.progress.start(meta.format === 'csv' ? meta.lines - 1 : meta.lines);
+    for await (const entry of readEntries(meta.input, meta.format)) {
+      if (this.stop.aborted) break;
+      if (!this.journal.finals.has(entry.line)) await this.take(entry);
+    }
+    if (!this.stop.aborted) {
+      for (const [key, entries] of this.collected) await this.dispatch(batchOf(entries), key);
+      for (const ready of this.batcher.drain()) await this.dispatch(ready);
+    }
+    await Promise.all(this.inFlight);
+    settings.progress.stop();
+    if (this.fatal && !(this.fatal instanceof FatalError)) throw this.fatal;
+    return summarise(this.journal, {
+      interrupted: this.stop.aborted,
+      fatal: this.fatal?.message,
+      unfinished: this.unfinished,
+      retries: this.counts.retries,
+      seconds: settings.progress.elapsedSeconds(),
+    });
+  }
+
+  /** One line without a final outcome: back into its open request, failed as it stands, or batched. */
+  private async take(entry: InputEntry): Promise<void> {
+    const openKey = this.openByLine.get(entry.line);
+    if (openKey !== undefined && entry.account) {
+      const got = this.collected.get(openKey) ?? [];
+      got.push(entry);
+      this.collected.set(openKey, got);
+      if (got.length === this.journal.pending.get(openKey)!.length) {
+        this.collected.delete(openKey);
+        await this.dispatch(batchOf(got), openKey);
+      }
+    } else if (entry.problem || !entry.account) {
+      this.settle(null, [withAccountOf(entry)], [{ ok: false, ...entry.problem! }]);
+    } else {
+      for (const ready of this.batcher.add(entry)) await this.dispatch(ready);
+    }
+  }
+
+  /** Starts a batch once fewer than `concurrency` are in flight; a new batch is journalled first. */
+  private async dispatch(batch: Batch, key?: string): Promise<void> {
+    while (this.inFlight.size >= this.meta.concurrency) await Promise.race(this.inFlight);
+    const running = this.sendUntilSettled(batch.entries, batch.account, key ?? this.journalled(batch.entries))
+      .catch((err: unknown) => {
+        this.fatal ??= err as Error;
+        this.stopper.abort();
+      })
+      .finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
+  }
+
+  /** A new request's key, written to the journal before the request is sent. */
+  private journalled(entries: InputEntry[]): string {
+    const lines = entries.map((e) => e.line);
+    const key = idempotencyKey(this.meta.run_id, lines);
+    this.journal.recordRequest(key, lines);
+    return key;
+  }
+
+  private async sendUntilSettled(entries: InputEntry[], account: Batch['account'], key: string): Promise<void> {
+    // Each round either settles the batch or removes at least one item from it: at most `batch` rounds.
+    for (;;) {
+      const items = entries.map((e) => e.item!);
+      const result = await sendBatch(this.deps, this.meta.kind, account, items, key);
+      if (result.type === 'unfinished') {
+        this.unfinished += entries.length;
+        return;
+      }
+      if (result.type === 'final') return this.settle(key, entries, result.outcomes);
+      this.settle(
+        key,
+        entries,
+        entries.map((_, i) => result.outcomes.get(i)),
+      );
+      entries = result.rest.map((i) => entries[i]!);
+      key = this.journalled(entries);
+    }
+  }
+
+  /** Writes the items' final outcomes (those that have one) and counts them. */
+  private settle(key: string | null, entries: InputEntry[], outcomes: (ItemOutcome | undefined)[]): void {
     const results: Outcomes = { succeeded: [], differs: [], failed: [] };
     entries.forEach((entry, i) => {
       const o = outcomes[i];
@@ -64,115 +171,20 @@ export async function executeRun(journal: RunJournal, settings: RunSettings): Pr
       };
       if (o.ok) {
         const record = { ...base, status: o.status, ...(o.id === undefined ? {} : { id: o.id }) };
-        if (o.differs) counts.differs++;
-        else if (/ALREADY_EXISTS$/.test(o.status)) counts.skipped++;
-        else counts.succeeded++;
+        if (o.differs) this.counts.differs++;
+        else if (/ALREADY_EXISTS$/.test(o.status)) this.counts.skipped++;
+        else this.counts.succeeded++;
         (o.differs ? results.differs : results.succeeded).push(record);
       } else {
         results.failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail });
-        counts.failed++;
+        this.counts.failed++;
       }
     });
-    journal.recordOutcome(key, results);
-  };
-
-  const sendUntilSettled = async (batch: Batch, firstKey: string): Promise<void> => {
-    let entries = batch.entries;
-    let key = firstKey;
-    // Each round either settles the batch or removes at least one item from it: at most `batch` rounds.
-    for (;;) {
-      const result = await sendBatch(
-        deps,
-        meta.kind,
-        batch.account,
-        entries.map((e) => e.item!),
-        key,
-      );
-      if (result.type === 'unfinished') {
-        unfinished += entries.length;
-        return;
-      }
-      if (result.type === 'final') return settle(key, entries, result.outcomes);
-      settle(
-        key,
-        entries,
-        entries.map((_, i) => result.outcomes.get(i)),
-      );
-      entries = result.rest.map((i) => entries[i]!);
-      key = idempotencyKey(
-        meta.run_id,
-        entries.map((e) => e.line),
-      );
-      journal.recordRequest(
-        key,
-        entries.map((e) => e.line),
-      );
-    }
-  };
-
-  const dispatch = async (batch: Batch, key?: string): Promise<void> => {
-    while (inFlight.size >= meta.concurrency) await Promise.race(inFlight);
-    if (key === undefined) {
-      key = idempotencyKey(
-        meta.run_id,
-        batch.entries.map((e) => e.line),
-      );
-      journal.recordRequest(
-        key,
-        batch.entries.map((e) => e.line),
-      );
-    }
-    const running = sendUntilSettled(batch, key)
-      .catch((err: unknown) => {
-        fatal ??= err as Error;
-        stopper.abort();
-      })
-      .finally(() => inFlight.delete(running));
-    inFlight.add(running);
-  };
-
-  // Requests a stopped run left open: collected from the file as their lines come by, then re-sent.
-  const openByLine = new Map<number, string>();
-  const collected = new Map<string, InputEntry[]>();
-  for (const [key, lines] of journal.pending) lines.forEach((line) => openByLine.set(line, key));
-
-  const batchSize = KIND_SPECS[meta.kind].listField ? meta.batch : 1;
-  const batcher = new AccountBatcher(batchSize, settings.maxOpenAccounts);
-  // The CSV header is a line but not an item.
-  settings.progress.start(meta.format === 'csv' ? meta.lines - 1 : meta.lines);
-  for await (const entry of readEntries(meta.input, meta.format)) {
-    if (stop.aborted) break;
-    if (journal.finals.has(entry.line)) continue;
-    const openKey = openByLine.get(entry.line);
-    if (openKey !== undefined && entry.account) {
-      const got = collected.get(openKey) ?? [];
-      got.push(entry);
-      collected.set(openKey, got);
-      if (got.length === journal.pending.get(openKey)!.length) {
-        collected.delete(openKey);
-        await dispatch({ account: entry.account, entries: got }, openKey);
-      }
-    } else if (entry.problem || !entry.account) {
-      settle(null, [withAccountOf(entry)], [{ ok: false, ...entry.problem! }]);
-    } else {
-      for (const ready of batcher.add(entry)) await dispatch(ready);
-    }
+    this.journal.recordOutcome(key, results);
   }
-  if (!stop.aborted) {
-    for (const [key, entries] of collected) await dispatch({ account: entries[0]!.account!, entries }, key);
-    for (const ready of batcher.drain()) await dispatch(ready);
-  }
-  await Promise.all(inFlight);
-  settings.progress.stop();
-  if (fatal && !(fatal instanceof FatalError)) throw fatal;
-  return summarise(journal, {
-    interrupted: stop.aborted,
-    fatal: fatal?.message,
-    unfinished,
-    retries: counts.retries,
-    seconds: settings.progress.elapsedSeconds(),
-  });
 }
+
+const batchOf = (entries: InputEntry[]): Batch => ({ account: entries[0]!.account!, entries });
 
 /** A line that failed before sending still names its account when it had one. */
 function withAccountOf(entry: InputEntry): InputEntry {

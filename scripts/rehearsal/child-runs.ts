@@ -24,15 +24,13 @@ export function runClient(
   killAt?: { journal: string; lines: number },
 ): Promise<ClientResult> {
   const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'client/main.ts', ...args, '--json', '--progress-interval', '1'],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  // Progress is a send/resume option: reconcile prints none.
+  const progress = args[0] === 'reconcile' ? [] : ['--progress-interval', '1'];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'client/main.ts', ...args, '--json', ...progress], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let summary: Record<string, number | string> = {};
   let buffered = '';
   child.stdout.on('data', (chunk: Buffer) => {

@@ -1,7 +1,7 @@
 // How one answer decides a batch's items, including answers the current service does not give yet
 // (a transactions 400 that lists every failing item) and the ones it gives rarely.
-import { backoffMs } from '../../client/batch-sender';
-import { classifyAnswer, retryAfterMs } from '../../client/answer-classifier';
+import { classifyAnswer } from '../../client/answer-classifier';
+import { backoffMs, retryAfterMs } from '../../client/http/retry-policy';
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ transaction_id: `T-${i}` }));
 

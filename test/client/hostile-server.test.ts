@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { serviceUrl } from '../../client/cli-args';
+import { serviceUrl } from '../../client/cli/connection';
 import { readResults, runClient, summaryOf, writeLines } from './client.fixture';
 import { isTokenRequest, startFakeService, tokenAnswer, type FakeAnswer, type FakeService } from './fake-service';
 

@@ -2,9 +2,9 @@
 // expire, re-obtained with the key when the refresh token is gone. Refresh tokens are single use and a
 // replayed one revokes the whole sign-in, so every renewal is single-flight: requests that find the
 // same stale token share one renewal instead of each spending the refresh token.
-import { FatalError } from './client-errors';
-import { readBounded, type Fetcher } from './service-fetch';
-import { oneLine } from './terminal-text';
+import { FatalError, RefusedError, TransientError } from '../client-errors';
+import { oneLine } from '../terminal-text';
+import { readJson, type Fetcher } from './service-fetch';
 
 const OBTAIN_TOKEN = `mutation($input: ObtainTokenInput!) {
   obtainToken(input: $input) { token payload refreshToken refreshExpiresIn } }`;
@@ -76,7 +76,7 @@ export class TokenSource {
     });
     if (res.status === 429 || res.status >= 500)
       throw new TransientError(`obtainToken answered ${res.status}`, res.headers.get('retry-after'));
-    const body = parseJson(await readBounded(res, MAX_ANSWER_BYTES)) as {
+    const body = (await readJson(res, MAX_ANSWER_BYTES)) as {
       data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
       errors?: { extensions?: { code?: string } }[];
     };
@@ -91,29 +91,5 @@ export class TokenSource {
     const lifetime = typeof exp === 'number' && typeof iat === 'number' ? (exp - iat) * 1000 : 5 * 60_000;
     const expiresAt = typeof exp === 'number' ? exp * 1000 : Date.now() + lifetime;
     return { token: got.token, refreshToken: got.refreshToken, renewAt: expiresAt - Math.min(EARLY_MS, lifetime / 4) };
-  }
-}
-
-function parseJson(text: string | undefined): unknown {
-  try {
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-class RefusedError extends Error {
-  constructor(readonly code: string) {
-    super(`obtainToken refused: ${code}`);
-  }
-}
-
-/** The token endpoint is overloaded or down: the caller's retry loop waits and tries again. */
-export class TransientError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfter: string | null = null,
-  ) {
-    super(message);
   }
 }

@@ -2,8 +2,8 @@
 // the body (the API key in obtainToken, a batch of customer data) to wherever a 307/308 points, so any
 // 3xx stops the run naming where it pointed. Answers are read with a bound, so a server that streams
 // without end cannot exhaust the client's memory.
-import { FatalError } from './client-errors';
-import { oneLine } from './terminal-text';
+import { FatalError } from '../client-errors';
+import { oneLine } from '../terminal-text';
 
 export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -43,6 +43,16 @@ export async function readBounded(res: Response, maxBytes: number): Promise<stri
     text += decoder.decode(chunk, { stream: true });
   }
   return text + decoder.decode();
+}
+
+/** The answer as JSON; undefined when it is empty, longer than `maxBytes` or not JSON. */
+export async function readJson(res: Response, maxBytes: number): Promise<unknown> {
+  const text = await readBounded(res, maxBytes);
+  try {
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The answer's lines, each at most `maxChars` long; a longer one ends the stream with a FatalError. */

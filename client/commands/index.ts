@@ -1,0 +1,8 @@
+// Every command of `data-import`, in the order the usage lists them.
+import type { Command } from '../cli/command';
+import { reconcileCommand } from './reconcile';
+import { resumeCommand } from './resume';
+import { sendCommand } from './send';
+import { validateCommand } from './validate';
+
+export const COMMANDS: readonly Command[] = [sendCommand, resumeCommand, validateCommand, reconcileCommand];

@@ -1,0 +1,81 @@
+// What `send` and `resume` share once their journal is open: the settings of this pass, the run itself
+// under Ctrl-C handling, and the printed summary. Ctrl-C stops reading and starting requests, lets those
+// in flight finish, and says how to resume; a second Ctrl-C leaves at once (the journal has everything).
+import { apiKey, serviceUrl } from './cli/connection';
+import { EXIT } from './client-errors';
+import { serviceFetch } from './http/service-fetch';
+import { TokenSource } from './http/token-source';
+import { ProgressReporter, type ProgressMode } from './progress-reporter';
+import type { RunJournal } from './run-journal';
+import type { RunSummary } from './run-summary';
+import { executeRun } from './send-run';
+import { jsonLine, writeErr, writeOut } from './terminal-text';
+
+/** The options of a pass over a run that the journal does not hold (see RUN_SETTINGS, CONNECTION). */
+export interface PassOptions {
+  url?: string;
+  'allow-insecure-http'?: boolean;
+  'api-key-file'?: string;
+  'request-timeout': number;
+  'retry-deadline': number;
+  'progress-interval': number;
+  'max-open-accounts': number;
+  json?: boolean;
+}
+
+export function passSettings(values: PassOptions) {
+  return {
+    baseUrl: serviceUrl(values),
+    apiKey: apiKey(values),
+    requestTimeoutMs: values['request-timeout'] * 1000,
+    retryDeadlineMs: values['retry-deadline'] * 1000,
+    progressEveryMs: values['progress-interval'] * 1000,
+    maxOpenAccounts: values['max-open-accounts'],
+    json: values.json === true,
+  };
+}
+
+export async function executePass(journal: RunJournal, s: ReturnType<typeof passSettings>): Promise<number> {
+  const mode: ProgressMode = s.json ? 'json' : process.stderr.isTTY ? 'bar' : 'lines';
+  const progress = new ProgressReporter(mode, s.progressEveryMs, journal.finals.size);
+  const stop = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) process.exit(EXIT.interrupted);
+    stop.abort();
+    writeErr('\ndata-import: stopping: requests in flight finish, nothing new is sent (Ctrl-C again to leave now)\n');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let summary: RunSummary;
+  try {
+    summary = await executeRun(journal, {
+      ...s,
+      tokens: new TokenSource(s.baseUrl, s.apiKey, serviceFetch),
+      fetcher: serviceFetch,
+      progress,
+      stop: stop.signal,
+    });
+  } finally {
+    journal.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  printSummary(summary, s.json);
+  return summary.exit_code;
+}
+
+function printSummary(s: RunSummary, json: boolean): void {
+  if (json) {
+    writeOut(jsonLine({ event: 'summary', ...s }));
+    return;
+  }
+  const lines = [
+    `run ${s.run_id} (${s.kind}, ${s.input}) in ${s.seconds} s`,
+    `  succeeded ${s.succeeded}, already there ${s.skipped}, already there but different ${s.differs}, ` +
+      `failed ${s.failed}, unprocessed ${s.unprocessed}, retries ${s.retries}`,
+    `  results in ${s.journal}/ (succeeded.ndjson, differs.ndjson, failed.ndjson, unprocessed.ndjson)`,
+  ];
+  if (s.fatal) lines.push(`  stopped: ${s.fatal}`);
+  if (s.interrupted || s.unprocessed > 0) lines.push(`  to continue: data-import resume ${s.journal}`);
+  writeOut(lines.join('\n') + '\n');
+}
