@@ -4,6 +4,7 @@ import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type 
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
 import { checkPostgres, checkRedis } from './preflight';
+import { checkRedisEviction } from './redis-eviction';
 
 export interface Booted {
   config: Config;
@@ -12,8 +13,8 @@ export interface Booted {
 }
 
 /**
- * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer,
- * applies migrations. Exits with one clear line if not.
+ * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer (and
+ * that Redis never evicts keys), applies migrations. Exits with one clear line if not.
  */
 export async function prepare(
   name: string,
@@ -21,16 +22,19 @@ export async function prepare(
 ): Promise<Omit<Booted, 'db'>> {
   const role = opts.role ?? 'api';
   let config: Config;
+  let evictionWarning: string | undefined;
   try {
     config = loadConfig(process.env, role);
     await checkPostgres(config.DATABASE_URL);
     await checkRedis(config);
+    evictionWarning = await checkRedisEviction(config);
     if (opts.migrate) await migrate(config.DATABASE_URL);
   } catch (err) {
     console.error(`${name}: ${(err as Error).message}`);
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL, name);
+  if (evictionWarning) logger.warn(evictionWarning);
   if (role === 'api' && usesDevTokenSecret(config))
     logger.warn('TOKEN_SECRET is the development default: set your own before real use');
   for (const vendor of unconfiguredVendors(config)) {
