@@ -49,6 +49,14 @@ export const ConfigSchema = z
       .max(4096)
       .optional()
       .transform((value, ctx) => (value === undefined || value.trim() === '' ? undefined : clusterNodes(value, ctx))),
+    // Credentials and TLS of every cluster node (a managed cluster's ACL user or AUTH token, in-transit
+    // encryption). A single Redis takes them in REDIS_URL instead: rediss://user:password@host:port.
+    REDIS_CLUSTER_USERNAME: z.string().min(1).max(256).optional(),
+    REDIS_CLUSTER_PASSWORD: z.string().min(1).max(1024).optional(),
+    REDIS_CLUSTER_TLS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     // The hash tag keeps every key of a queue in one Redis Cluster slot.
     QUEUE_PREFIX: z.string().min(1).default('{import}'),
     TOKEN_SECRET: z.string().min(32).default(DEV_TOKEN_SECRET),

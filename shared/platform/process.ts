@@ -4,6 +4,7 @@ import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type 
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
 import { checkPostgres, checkRedis } from './preflight';
+import { checkRedisEviction } from './redis-eviction';
 
 export interface Booted {
   config: Config;
@@ -12,10 +13,10 @@ export interface Booted {
 }
 
 /**
- * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer,
- * then, when `opts.migrate` (the process that starts first, not a supervised child): applies pending
- * migrations, or with MIGRATE_ON_START=false only checks that none is pending. Exits with one clear
- * line if anything is wrong.
+ * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer (and
+ * that Redis never evicts keys), then, when `opts.migrate` (the process that starts first, not a
+ * supervised child): applies pending migrations, or with MIGRATE_ON_START=false only checks that none
+ * is pending. Exits with one clear line if anything is wrong.
  */
 export async function prepare(
   name: string,
@@ -23,12 +24,14 @@ export async function prepare(
 ): Promise<Omit<Booted, 'db'>> {
   const role = opts.role ?? 'api';
   let config: Config;
+  let evictionWarning: string | undefined;
   try {
     config = loadConfig(process.env, role);
     const migrates = opts.migrate && config.MIGRATE_ON_START;
     // A missing database is created by the start-up migration; without one it is an error.
     await checkPostgres(config.DATABASE_URL, { mayBeMissing: migrates });
     await checkRedis(config);
+    evictionWarning = await checkRedisEviction(config);
     if (migrates) await migrate(config.DATABASE_URL);
     else if (opts.migrate) {
       const problem = await schemaProblem(config.DATABASE_URL);
@@ -39,6 +42,7 @@ export async function prepare(
     process.exit(1);
   }
   const logger = createLogger(config.LOG_LEVEL, name);
+  if (evictionWarning) logger.warn(evictionWarning);
   if (role === 'api' && usesDevTokenSecret(config))
     logger.warn('TOKEN_SECRET is the development default: set your own before real use');
   for (const vendor of unconfiguredVendors(config)) {

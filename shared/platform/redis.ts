@@ -1,13 +1,14 @@
 // Redis connections by role. Producers (the API) fail fast when Redis is away so a request never hangs
 // on an offline queue; BullMQ workers and QueueEvents block on Redis and must retry forever. With
 // REDIS_CLUSTER_NODES set every connection is a Redis Cluster client instead (see README, "Redis Cluster").
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from './config';
 
 export type RedisRole = 'producer' | 'worker';
 /** A single Redis server or a Redis Cluster: every command the service sends works on either. */
 export type RedisClient = Redis | Cluster;
-export type RedisTarget = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>;
+export type RedisTarget = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'> &
+  Partial<Pick<Config, 'REDIS_CLUSTER_USERNAME' | 'REDIS_CLUSTER_PASSWORD' | 'REDIS_CLUSTER_TLS'>>;
 
 /**
  * Longest wait between reconnect attempts. BullMQ's own schedule grows to 20 s, so a worker could stay away
@@ -34,12 +35,35 @@ export function createRedis(target: RedisTarget, role: RedisRole, opts: { lazyCo
   const { enableOfflineQueue, ...perNode } = ROLE_OPTIONS[role];
   const lazyConnect = opts.lazyConnect ?? false;
   const redis = target.REDIS_CLUSTER_NODES
-    ? new Cluster(target.REDIS_CLUSTER_NODES, { lazyConnect, enableOfflineQueue, redisOptions: perNode })
+    ? new Cluster(target.REDIS_CLUSTER_NODES, {
+        lazyConnect,
+        enableOfflineQueue,
+        ...clusterNodeOptions(target, perNode),
+      })
     : new Redis(target.REDIS_URL, { ...ROLE_OPTIONS[role], lazyConnect });
   // Connection errors surface through the calls that need Redis; without a listener ioredis would
   // print every reconnect attempt.
   redis.on('error', () => undefined);
   return redis;
+}
+
+/**
+ * What every node of a cluster is connected with: the role's options, the ACL user and password, and
+ * TLS. With TLS the nodes' addresses are used as they are announced (no DNS look-up to an IP), so a
+ * managed cluster's certificate, issued for its host names, verifies.
+ */
+export function clusterNodeOptions(
+  target: RedisTarget,
+  perNode: RedisOptions,
+): Pick<ClusterOptions, 'redisOptions' | 'dnsLookup'> {
+  const redisOptions: RedisOptions = { ...perNode };
+  if (target.REDIS_CLUSTER_USERNAME !== undefined) redisOptions.username = target.REDIS_CLUSTER_USERNAME;
+  if (target.REDIS_CLUSTER_PASSWORD !== undefined) redisOptions.password = target.REDIS_CLUSTER_PASSWORD;
+  if (!target.REDIS_CLUSTER_TLS) return { redisOptions };
+  return {
+    redisOptions: { ...redisOptions, tls: {} },
+    dnsLookup: (address, callback) => callback(null, address),
+  };
 }
 
 /**

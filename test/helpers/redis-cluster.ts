@@ -46,9 +46,21 @@ function run(command: string, args: string[]): Promise<string> {
   });
 }
 
+/** With a password, every node requires it of the default user (requirepass). */
+export interface ClusterAuth {
+  password: string;
+  /** An ACL user besides the default one, allowed everything, as a managed cluster's application user. */
+  user?: { name: string; password: string };
+}
+
 /** One command on one node, over a connection of its own that never retries. */
-async function ask(port: number, ...command: string[]): Promise<string> {
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+async function ask(port: number, password: string | undefined, ...command: string[]): Promise<string> {
+  const probe = new Redis(port, '127.0.0.1', {
+    lazyConnect: true,
+    password,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   probe.on('error', () => undefined);
   try {
     await probe.connect();
@@ -58,14 +70,18 @@ async function ask(port: number, ...command: string[]): Promise<string> {
   }
 }
 
-async function clusterState(port: number): Promise<string> {
-  return /cluster_state:(\w+)/.exec(await ask(port, 'CLUSTER', 'INFO'))?.[1] ?? 'unknown';
+async function clusterState(port: number, password?: string): Promise<string> {
+  return /cluster_state:(\w+)/.exec(await ask(port, password, 'CLUSTER', 'INFO'))?.[1] ?? 'unknown';
 }
 
 /** CLIENT LIST has a line per client connection, the asking one included. */
-const clientsOn = async (port: number) => (await ask(port, 'CLIENT', 'LIST')).trim().split('\n').length - 1;
+const clientsOn = async (port: number, password?: string) =>
+  (await ask(port, password, 'CLIENT', 'LIST')).trim().split('\n').length - 1;
 
-export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
+export async function startLocalRedisCluster(auth?: ClusterAuth): Promise<LocalRedisCluster> {
+  const password = auth?.password;
+  const authArgs = password ? ['--requirepass', password, '--masterauth', password] : [];
+  if (auth?.user) authArgs.push('--user', auth.user.name, 'on', `>${auth.user.password}`, '~*', '&*', '+@all');
   const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
   const ports: number[] = [];
   for (let i = 0; i < 3; i++) ports.push(await clusterPort(ports));
@@ -89,6 +105,7 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
         `nodes-${port}.conf`,
         '--cluster-node-timeout',
         '5000',
+        ...authArgs,
       ],
       { stdio: 'ignore' },
     ),
@@ -105,8 +122,13 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   };
   try {
     for (const port of ports)
-      await until(`redis-server on ${port}`, async () => ((await clusterState(port)) ? true : undefined), 15_000);
+      await until(
+        `redis-server on ${port}`,
+        async () => ((await clusterState(port, password)) ? true : undefined),
+        15_000,
+      );
     await run('redis-cli', [
+      ...(password ? ['--no-auth-warning', '-a', password] : []),
       '--cluster',
       'create',
       ...ports.map((p) => `127.0.0.1:${p}`),
@@ -117,7 +139,7 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
     for (const port of ports) {
       await until(
         `cluster_state:ok on ${port}`,
-        async () => ((await clusterState(port)) === 'ok' ? true : undefined),
+        async () => ((await clusterState(port, password)) === 'ok' ? true : undefined),
         30_000,
         100,
       );
@@ -129,7 +151,8 @@ export async function startLocalRedisCluster(): Promise<LocalRedisCluster> {
   return {
     ports,
     nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
-    connectedClients: async () => (await Promise.all(ports.map(clientsOn))).reduce((a, b) => a + b, 0),
+    connectedClients: async () =>
+      (await Promise.all(ports.map((p) => clientsOn(p, password)))).reduce((a, b) => a + b, 0),
     destroy,
   };
 }
