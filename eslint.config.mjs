@@ -36,6 +36,41 @@ export default tseslint.config(
   },
   { files: ['**/*.mjs'], languageOptions: { sourceType: 'module' } },
   {
+    // Line budgets for source: a file over 300 lines or a function over 60 is asking to be split, so a
+    // reader can hold one responsibility at a time. Blank lines and comments do not count.
+    files: [
+      'api/**/*.ts',
+      'worker/**/*.ts',
+      'shared/**/*.ts',
+      'client/**/*.ts',
+      'scripts/**/*.ts',
+      'bench/**/*.ts',
+      'prisma/**/*.ts',
+    ],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Declarative tables, not logic: the OpenAPI error-code catalogue and example bodies are one entry per
+    // answer the service can give, and the path registrations are one block per endpoint and response.
+    // Splitting them would scatter one table across files without making any of it easier to follow.
+    files: [
+      'shared/openapi/error-codes.ts',
+      'shared/openapi/examples.ts',
+      'shared/openapi/post-import.paths.ts',
+      'shared/openapi/service.paths.ts',
+    ],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
+  {
+    // Temporary — being rewritten on other branches (the worker's queued-job core and the migration client,
+    // issue 18 items 2 and 5). Remove this block when those rewrites land; they must meet the budgets.
+    files: ['worker/worker.ts', 'client/send-run.ts'],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
+  {
     // Tests read JSON response bodies as `any` and pin them down with expect(); the promise rules stay.
     files: ['test/**/*.ts'],
     rules: {

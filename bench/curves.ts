@@ -15,8 +15,8 @@ import { CpuMeter, REDIS_URL, redisPid, removeQueueKeys, restingRss, runLoad, sa
 import { childrenByRole, rssMb } from './proc';
 import { dropDatabase } from '../prisma/migrate';
 import { formatCurves, type CurvesResults } from './curves-report';
-import type { Throughput } from './report';
-import { build, freePort, obtainToken, spawnService, untilReady, type ServiceProcess } from './service';
+import type { Throughput } from './results';
+import { build, freePort, obtainToken, spawnService, untilReady } from './service';
 
 function options(argv: string[]) {
   const { values } = parseArgs({
@@ -181,68 +181,10 @@ async function main(): Promise<void> {
   };
   const pg = new Client({ connectionString: o.databaseUrl });
   await pg.connect();
-  let service: ServiceProcess | undefined;
   try {
-    service = spawnService('start', { runtime: o.runtime, env, port: await freePort(), logFile });
-    await untilReady(service.base);
-    const token = await obtainToken(service.base, f.apiKey);
-    const meter = new CpuMeter(pg, await redisPid(), service.pid);
-    for (const rows of o.txRows) {
-      const seedSeconds = await growTransactions(pg, f, rows, o.analyze);
-      const tableRows = Number((await pg.query<{ n: string }>('SELECT count(*) AS n FROM transactions')).rows[0]!.n);
-      say(`transactions at ${tableRows} rows (seeded in ${seedSeconds.toFixed(0)} s)`);
-      const t = await throughput(meter, {
-        kind: 'transactions',
-        ...o.window,
-        base: service.base,
-        token,
-        targets,
-        batch: 100,
-        runId: `t${rows}x${Date.now().toString(36)}`,
-      });
-      results.transactions.push(point(tableRows, seedSeconds, t));
-      const real = await throughput(meter, {
-        kind: 'transactions',
-        ...o.window,
-        ...o.real,
-        base: service.base,
-        token,
-        targets,
-        runId: `r${rows}x${Date.now().toString(36)}`,
-      });
-      results.realPoints.push(point(tableRows, 0, real));
-    }
-    for (const accounts of o.statusAccounts) {
-      // A list supplier of this size beside the smaller ones already seeded (and the transactions
-      // emptied): the accounts tables then hold the sum of the sizes so far.
-      const seedStarted = performance.now();
-      const sized = await prepareFixtures(o.databaseUrl, o.accounts, accounts);
-      const seedSeconds = (performance.now() - seedStarted) / 1000;
-      say(`status at ${accounts} accounts (seeded in ${seedSeconds.toFixed(0)} s)`);
-      const t = await throughput(meter, {
-        kind: 'status',
-        ...o.window,
-        base: service.base,
-        token,
-        supplier: sized.listSupplier,
-        accounts,
-      });
-      results.status.push({
-        accounts,
-        seedSeconds,
-        perSecond: t.perSecond,
-        p50Ms: t.p50Ms,
-        p99Ms: t.p99Ms,
-        errors: t.errors,
-        nodeMsPerRequest: (t.cpu.service / t.requestsPerSecond) * 1000,
-      });
-    }
-    results.processes = childrenByRole(service.pid);
-    await service.stop();
-    service = undefined;
+    await npmStartCurves({ o, pg, f, targets, env, logFile }, results);
     results.memory = await memoryCurve(o, env, logFile, f, targets);
   } finally {
-    await service?.stop();
     await pg.end();
     await removeQueueKeys([prefix]);
     if (!o.keep) await dropDatabase(o.databaseUrl);
@@ -252,6 +194,79 @@ async function main(): Promise<void> {
   say(
     `results in ${o.out}, service log in ${logFile}, ${((Date.now() - started) / 1000).toFixed(0)} s in all${o.keep ? '' : '; database dropped'}`,
   );
+}
+
+/** What the curves measured on one running `npm start` work with. */
+interface CurvesRun {
+  o: ReturnType<typeof options>;
+  pg: Client;
+  f: Fixtures;
+  targets: { supplier: string; external: string }[];
+  env: Record<string, string>;
+  logFile: string;
+}
+
+/** The transactions and status curves on one `npm start`, stopped at the end. */
+async function npmStartCurves(run: CurvesRun, results: CurvesResults): Promise<void> {
+  const { o, env, logFile } = run;
+  const service = spawnService('start', { runtime: o.runtime, env, port: await freePort(), logFile });
+  try {
+    await untilReady(service.base);
+    const token = await obtainToken(service.base, run.f.apiKey);
+    const meter = new CpuMeter(run.pg, await redisPid(), service.pid);
+    const load = { meter, base: service.base, token };
+    await transactionsCurve(run, load, results);
+    results.status = await statusCurve(run, load);
+    results.processes = childrenByRole(service.pid);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Both write shapes at each table size: 100 items a request, and the real shape. */
+async function transactionsCurve(
+  { o, pg, f, targets }: CurvesRun,
+  { meter, base, token }: { meter: CpuMeter; base: string; token: string },
+  results: CurvesResults,
+): Promise<void> {
+  for (const rows of o.txRows) {
+    const seedSeconds = await growTransactions(pg, f, rows, o.analyze);
+    const tableRows = Number((await pg.query<{ n: string }>('SELECT count(*) AS n FROM transactions')).rows[0]!.n);
+    say(`transactions at ${tableRows} rows (seeded in ${seedSeconds.toFixed(0)} s)`);
+    const runId = (shape: string) => `${shape}${rows}x${Date.now().toString(36)}`;
+    const spec = { kind: 'transactions', ...o.window, base, token, targets } as const;
+    const t = await throughput(meter, { ...spec, batch: 100, runId: runId('t') });
+    results.transactions.push(point(tableRows, seedSeconds, t));
+    const real = await throughput(meter, { ...spec, ...o.real, runId: runId('r') });
+    results.realPoints.push(point(tableRows, 0, real));
+  }
+}
+
+async function statusCurve(
+  { o }: CurvesRun,
+  { meter, base, token }: { meter: CpuMeter; base: string; token: string },
+): Promise<CurvesResults['status']> {
+  const points: CurvesResults['status'] = [];
+  for (const accounts of o.statusAccounts) {
+    // A list supplier of this size beside the smaller ones already seeded (and the transactions
+    // emptied): the accounts tables then hold the sum of the sizes so far.
+    const seedStarted = performance.now();
+    const sized = await prepareFixtures(o.databaseUrl, o.accounts, accounts);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    say(`status at ${accounts} accounts (seeded in ${seedSeconds.toFixed(0)} s)`);
+    const supplier = sized.listSupplier;
+    const t = await throughput(meter, { kind: 'status', ...o.window, base, token, supplier, accounts });
+    points.push({
+      accounts,
+      seedSeconds,
+      perSecond: t.perSecond,
+      p50Ms: t.p50Ms,
+      p99Ms: t.p99Ms,
+      errors: t.errors,
+      nodeMsPerRequest: (t.cpu.service / t.requestsPerSecond) * 1000,
+    });
+  }
+  return points;
 }
 
 main().catch((err: unknown) => {

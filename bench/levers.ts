@@ -6,7 +6,7 @@
 import type { Client } from 'pg';
 import type { Fixtures } from './fixtures';
 import { CpuMeter, redisPid, say, throughput } from './measure';
-import type { LeverResult } from './report';
+import type { LeverResult } from './results';
 import { freePort, obtainToken, spawnService, untilReady } from './service';
 
 export const LEVERS: { name: string; env: Record<string, string> }[] = [

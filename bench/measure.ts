@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { Client } from 'pg';
 import type { DownloadResult, HoldResult, LoadSpec, WindowResult } from './load';
 import { childrenByRole, cpuSeconds, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
-import type { CpuUse, Throughput } from './report';
+import type { CpuUse, Throughput } from './results';
 
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const say = (message: string) => process.stderr.write(`bench: ${message}\n`);

@@ -4,7 +4,8 @@
 // rows it adds to the bench's table hold it to the real-shape targets.
 import type { WriteTarget } from './payloads';
 import { type CpuMeter, say, throughput } from './measure';
-import type { BenchResults, CpuUse, Row, Throughput } from './report';
+import type { Row } from './report';
+import type { BenchResults, CpuUse, Throughput } from './results';
 
 export const REAL_TARGETS = {
   transactionsPerSecond: 10_000,

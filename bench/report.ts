@@ -1,97 +1,5 @@
-// bench/results.json and the one table printed at the end of a run.
-import type { DownloadResult, WindowResult } from './load';
-
-export interface CpuUse {
-  /** Average cores used over the phase (warm-up included): CPU seconds ÷ wall seconds. */
-  service: number;
-  /** The API and the worker children of the service (a lone `npm run start:api` counts as neither). */
-  api?: number;
-  worker?: number;
-  /** PostgreSQL backends serving the bench database. */
-  postgres: number;
-  /** The whole Redis server (shared with anything else on the machine). */
-  redis: number;
-  load: number;
-}
-
-export interface Throughput extends WindowResult {
-  perSecond: number;
-  requestsPerSecond: number;
-  cpu: CpuUse;
-}
-
-export interface BenchResults {
-  date: string;
-  /** autovacuum: PostgreSQL's setting (`SHOW autovacuum`); off on the shared machines. */
-  host: { cpus: number; node: string; loadBefore: number[]; loadAfter: number[]; autovacuum?: string };
-  params: {
-    accounts: number;
-    listAccounts: number;
-    clients: number;
-    batch: number;
-    realClients?: number;
-    realBatch?: number;
-    warmupSeconds: number;
-    seconds: number;
-    runtime: string;
-  };
-  ceiling?: { rowsPerSecond: number; runs: Throughput[] };
-  transactions?: Throughput & { ratioToCeiling?: number };
-  notes?: Throughput;
-  /** The rehearsal's shape: `batch` transactions per request, one note or statement per request. */
-  real?: { clients: number; batch: number; transactions: Throughput; notes: Throughput; statements: Throughput };
-  status?: Throughput;
-  list?: DownloadResult & {
-    accounts: number;
-    megabytes: number;
-    rssBeforeMb: number;
-    rssPeakMb: number;
-    rssGrowthMb: number;
-  };
-  /** Each process of `npm start` at rest: the supervisor, its API child and its worker child. */
-  idle?: {
-    supervisorRssMb: number;
-    apiRssMb: number;
-    workerRssMb: number;
-    apiRssServedMb: number;
-    apiRssAfterLoadMb?: number;
-    workerRssAfterLoadMb?: number;
-  };
-  scaleOut?: ScaleOutResult;
-  levers?: LeverResult[];
-  serviceLog: string;
-}
-
-export interface LeverResult {
-  lever: string;
-  perSecond: number;
-  p99Ms: number;
-  errors: number;
-  nodeMsPerRequest: number;
-  /** The whole Redis server's CPU per request (shared with anything else on the machine). */
-  redisMsPerRequest: number;
-}
-
-export interface ScaleOutResult {
-  apiProcesses: number;
-  workerProcesses: number;
-  transactions: Throughput;
-  status: Throughput;
-  kill: {
-    killedPid: number;
-    restarted: boolean;
-    requests: number;
-    acknowledgedItems: number;
-    storedRows: number;
-    duplicates: number;
-    unfinished: number;
-    errors: number;
-    firstError?: string;
-    retries: number;
-    longestMs: number;
-    secondsAfterKill: number;
-  };
-}
+// The one table printed at the end of a bench run: each figure measured against its target.
+import type { BenchResults, CpuUse, LeverResult, ScaleOutResult, Throughput } from './results';
 
 /** The run the targets are drawn from (2026-11-22): 12,875 tx/s beside a 63,225 rows/s ceiling. */
 const BEFORE = { transactionsPerSecond: 12_875, ratioToCeiling: 12_875 / 63_225 };
@@ -132,107 +40,131 @@ const perRequest = (t: Throughput) => {
 };
 
 export function tableRows(r: BenchResults): Row[] {
-  const rows: Row[] = [];
   const { clients, batch } = r.params;
-  if (r.ceiling) {
-    const runs = r.ceiling.runs.map((c) => n(c.perSecond)).join(' / ');
-    rows.push({
+  return [
+    ...(r.ceiling ? ceilingRows(r.ceiling, clients, batch) : []),
+    ...(r.transactions ? transactionsRows(r.transactions, clients, batch) : []),
+    ...(r.notes ? notesRows(r.notes, clients, batch) : []),
+    ...(r.status ? statusRows(r.status, r.params.listAccounts, clients) : []),
+    ...(r.list ? listRows(r.list) : []),
+    ...(r.idle ? idleRows(r.idle) : []),
+    ...(r.scaleOut ? scaleOutRows(r.scaleOut, r.transactions, r.status, clients, batch) : []),
+    ...(r.levers?.length ? leverRows(r.levers, clients) : []),
+  ];
+}
+
+const latencyRow = (t: Throughput, p99TargetMs?: number): Row => {
+  const row = { figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms` };
+  if (p99TargetMs === undefined) return { ...row, target: '' };
+  return { ...row, target: `p99 ≤ ${p99TargetMs} ms`, met: t.p99Ms <= p99TargetMs };
+};
+const errorsRow = (t: Throughput): Row => ({
+  figure: '  errors',
+  value: `${t.errors} of ${t.requests}`,
+  target: '0',
+  met: t.errors === 0,
+});
+const coresRow = (t: Throughput): Row => ({ figure: '  cores used', value: cpu(t.cpu), target: '' });
+
+function ceilingRows(c: NonNullable<BenchResults['ceiling']>, clients: number, batch: number): Row[] {
+  const runs = c.runs.map((run) => n(run.perSecond)).join(' / ');
+  return [
+    {
       figure: `ceiling: direct unnest INSERT, ${clients} connections × ${batch} rows`,
-      value: `${n(r.ceiling.rowsPerSecond)} rows/s (${runs})`,
+      value: `${n(c.rowsPerSecond)} rows/s (${runs})`,
       target: '',
-    });
-    rows.push({ figure: '  cores used (first run)', value: cpu(r.ceiling.runs[0]!.cpu), target: '' });
-    rows.push({ figure: '  CPU per batch (first run)', value: perRequest(r.ceiling.runs[0]!), target: '' });
-  }
-  if (r.transactions) {
-    const t = r.transactions;
-    rows.push({
+    },
+    { figure: '  cores used (first run)', value: cpu(c.runs[0]!.cpu), target: '' },
+    { figure: '  CPU per batch (first run)', value: perRequest(c.runs[0]!), target: '' },
+  ];
+}
+
+function transactionsRows(t: NonNullable<BenchResults['transactions']>, clients: number, batch: number): Row[] {
+  const nodeMs = (t.cpu.service / t.requestsPerSecond) * 1000;
+  return [
+    {
       figure: `transactions: API → queue → worker → PG, ${clients} clients × ${batch}`,
       value: `${n(t.perSecond)} tx/s (${n(t.requestsPerSecond)} req/s)`,
       target: `≥ ${n(TARGETS.transactionsPerSecond)} tx/s (3× before)`,
       met: t.perSecond >= TARGETS.transactionsPerSecond,
-    });
-    if (t.ratioToCeiling !== undefined) {
-      rows.push({
-        figure: '  transactions / ceiling',
-        value: `${(t.ratioToCeiling * 100).toFixed(1)} %`,
-        target: `≥ ${TARGETS.ratioToCeiling * 100} %`,
-        met: t.ratioToCeiling >= TARGETS.ratioToCeiling,
-      });
-      const gain = t.ratioToCeiling / BEFORE.ratioToCeiling;
-      rows.push({
-        figure: `  per core: share of the ceiling against before (${(BEFORE.ratioToCeiling * 100).toFixed(1)} %)`,
-        value: `${gain.toFixed(2)}×`,
-        target: `≥ ${TARGETS.perCoreGain}×`,
-        met: gain >= TARGETS.perCoreGain,
-      });
-    }
-    rows.push({
-      figure: '  latency p50 / p95 / p99',
-      value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`,
-      target: `p99 ≤ ${TARGETS.transactionsP99Ms} ms`,
-      met: t.p99Ms <= TARGETS.transactionsP99Ms,
-    });
-    rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
-    rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
-    const nodeMs = (t.cpu.service / t.requestsPerSecond) * 1000;
-    rows.push({
+    },
+    ...(t.ratioToCeiling !== undefined ? ceilingShareRows(t.ratioToCeiling) : []),
+    latencyRow(t, TARGETS.transactionsP99Ms),
+    errorsRow(t),
+    coresRow(t),
+    {
       figure: '  CPU per request',
       value: perRequest(t),
       target: `node ≤ ${TARGETS.nodeMsPerTransactionsRequest} ms`,
       met: nodeMs <= TARGETS.nodeMsPerTransactionsRequest,
-    });
-  }
-  if (r.notes) {
-    const t = r.notes;
-    rows.push({
+    },
+  ];
+}
+
+/** The transactions' share of the ceiling beside them, and that share against before (per-core gain). */
+function ceilingShareRows(ratioToCeiling: number): Row[] {
+  const gain = ratioToCeiling / BEFORE.ratioToCeiling;
+  return [
+    {
+      figure: '  transactions / ceiling',
+      value: `${(ratioToCeiling * 100).toFixed(1)} %`,
+      target: `≥ ${TARGETS.ratioToCeiling * 100} %`,
+      met: ratioToCeiling >= TARGETS.ratioToCeiling,
+    },
+    {
+      figure: `  per core: share of the ceiling against before (${(BEFORE.ratioToCeiling * 100).toFixed(1)} %)`,
+      value: `${gain.toFixed(2)}×`,
+      target: `≥ ${TARGETS.perCoreGain}×`,
+      met: gain >= TARGETS.perCoreGain,
+    },
+  ];
+}
+
+function notesRows(t: Throughput, clients: number, batch: number): Row[] {
+  return [
+    {
       figure: `notes: ${clients} clients × ${batch}`,
       value: `${n(t.perSecond)} notes/s (${n(t.requestsPerSecond)} req/s)`,
       target: '≥ 10,000 notes/s',
       met: t.perSecond >= 10_000,
-    });
-    rows.push({ figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: '' });
-    rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
-    rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
-    rows.push({ figure: '  CPU per request', value: perRequest(t), target: '' });
-  }
-  if (r.status) {
-    const t = r.status;
-    rows.push({
-      figure: `status: account-transfer-status of ${n(r.params.listAccounts)}, ${clients} clients`,
+    },
+    latencyRow(t),
+    errorsRow(t),
+    coresRow(t),
+    { figure: '  CPU per request', value: perRequest(t), target: '' },
+  ];
+}
+
+function statusRows(t: Throughput, listAccounts: number, clients: number): Row[] {
+  return [
+    {
+      figure: `status: account-transfer-status of ${n(listAccounts)}, ${clients} clients`,
       value: `${n(t.perSecond)} req/s`,
       target: `≥ ${n(TARGETS.statusPerSecond)} req/s`,
       met: t.perSecond >= TARGETS.statusPerSecond,
-    });
-    rows.push({
-      figure: '  latency p50 / p95 / p99',
-      value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`,
-      target: `p99 ≤ ${TARGETS.statusP99Ms} ms`,
-      met: t.p99Ms <= TARGETS.statusP99Ms,
-    });
-    rows.push({ figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 });
-    rows.push({ figure: '  cores used', value: cpu(t.cpu), target: '' });
-    rows.push({ figure: '  CPU per request', value: perRequest(t), target: '' });
-  }
-  if (r.list) {
-    const l = r.list;
-    rows.push({
+    },
+    latencyRow(t, TARGETS.statusP99Ms),
+    errorsRow(t),
+    coresRow(t),
+    { figure: '  CPU per request', value: perRequest(t), target: '' },
+  ];
+}
+
+function listRows(l: NonNullable<BenchResults['list']>): Row[] {
+  return [
+    {
       figure: `list: all-account-import-processes of ${n(l.accounts)}`,
       value: `${l.seconds.toFixed(2)} s to the last byte (${n(l.megabytes, 1)} MB, ${n(l.rows)} rows)`,
       target: `≤ ${TARGETS.listSeconds} s (before)`,
       met: l.seconds <= TARGETS.listSeconds && l.rows === l.accounts,
-    });
-    rows.push({
+    },
+    {
       figure: '  API RSS growth',
       value: `+${l.rssGrowthMb.toFixed(1)} MB (${l.rssBeforeMb.toFixed(0)} → ${l.rssPeakMb.toFixed(0)} MB)`,
       target: `≤ ${TARGETS.listGrowthMb} MB`,
       met: l.rssGrowthMb <= TARGETS.listGrowthMb,
-    });
-  }
-  if (r.idle) rows.push(...idleRows(r.idle));
-  if (r.scaleOut) rows.push(...scaleOutRows(r.scaleOut, r.transactions, r.status, clients, batch));
-  if (r.levers?.length) rows.push(...leverRows(r.levers, clients));
-  return rows;
+    },
+  ];
 }
 
 function idleRows(i: NonNullable<BenchResults['idle']>): Row[] {
@@ -298,8 +230,8 @@ function scaleOutRows(
       target: oneAndOne ? '≥ the 1 + 1 run' : '',
       met: oneAndOne ? t.perSecond >= oneAndOne.perSecond : undefined,
     },
-    { figure: '  latency p50 / p95 / p99', value: `${t.p50Ms} / ${t.p95Ms} / ${t.p99Ms} ms`, target: '' },
-    { figure: '  errors', value: `${t.errors} of ${t.requests}`, target: '0', met: t.errors === 0 },
+    latencyRow(t),
+    errorsRow(t),
     { figure: '  CPU per request', value: perRequest(t), target: '' },
     {
       figure: `  status on ${s.apiProcesses} API processes`,

@@ -10,10 +10,12 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { listExternal, prepareFixtures, writeExternal, type Fixtures } from './fixtures';
 import type { DownloadResult } from './load';
+import type { WriteTarget } from './payloads';
 import { CpuMeter, REDIS_URL, redisPid, removeQueueKeys, restingRss, runLoad, say, sleep, throughput } from './measure';
-import { parseOptions, type Phase } from './options';
+import { parseOptions, type BenchOptions, type Phase } from './options';
 import { childrenByRole, loadAverage, rssMb } from './proc';
-import { formatTable, type BenchResults, type Throughput } from './report';
+import { formatTable } from './report';
+import type { BenchResults, Throughput } from './results';
 import { leversPhase } from './levers';
 import { realShapePhase, realShapeRows } from './real-shape';
 import { scaleOutPhase } from './scale-out';
@@ -65,10 +67,73 @@ async function listPhase(
   };
 }
 
+/** What every phase of one bench run works with. */
+interface Bench {
+  opts: BenchOptions;
+  has: (phase: Phase) => boolean;
+  f: Fixtures;
+  results: BenchResults;
+  pg: Client;
+  /** The service's environment (database, Redis, queue prefix, rate limit out of the way). */
+  env: Record<string, string>;
+  window: { clients: number; warmupMs: number; durationMs: number };
+  targets: WriteTarget[];
+  runId: string;
+}
+
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
+  const results = newResults(opts);
+  const t0 = Date.now();
+  const f = await prepareFixtures(opts.databaseUrl, opts.accounts, opts.listAccounts);
+  say(`fixtures ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  if (opts.runtime === 'dist') await build();
+
+  const prefix = `{bench-${process.pid}}`;
+  const scalePrefix = prefix.replace('}', '-scale}');
+  const env = {
+    DATABASE_URL: opts.databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    ORG_RATE_LIMIT_PER_MINUTE: String(1e9),
+  };
+  const window = { clients: opts.clients, warmupMs: opts.warmupSeconds * 1000, durationMs: opts.seconds * 1000 };
+  const targets = Array.from({ length: opts.accounts }, (_, i) => ({
+    supplier: f.writeSupplier,
+    external: writeExternal(f, i + 1),
+  }));
+  const pg = new Client({ connectionString: opts.databaseUrl });
+  await pg.connect();
+  // Off, the tables are never analysed while they grow: plans then depend on how statements are sent.
+  results.host.autovacuum = (await pg.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum;
   const has = (p: Phase) => opts.phases.includes(p);
-  const results: BenchResults = {
+  const b: Bench = { opts, has, f, results, pg, env, window, targets, runId: `${Date.now().toString(36)}` };
+  try {
+    await npmStartPhases(b);
+    if (has('levers')) {
+      results.levers = await leversPhase({ runtime: opts.runtime, env, logFile: results.serviceLog, f, pg, window });
+    }
+    if (has('scaleout')) {
+      const scaleEnv = { ...env, QUEUE_PREFIX: scalePrefix };
+      const { batch, retrySeconds } = opts;
+      const common = { runtime: opts.runtime, logFile: results.serviceLog, f, pg, window, targets, runId: b.runId };
+      results.scaleOut = await scaleOutPhase({ ...common, env: scaleEnv, batch, retryForMs: retrySeconds * 1000 });
+    }
+  } finally {
+    await pg.end();
+    await removeQueueKeys([prefix, scalePrefix]);
+  }
+  results.host.loadAfter = loadAverage();
+  writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
+  process.stdout.write(formatTable(results, realShapeRows(results)) + '\n');
+  say(
+    `results in ${opts.out}, service log in ${results.serviceLog}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`,
+  );
+}
+
+/** The results as they stand before any phase: the host and the parameters of this run. */
+function newResults(opts: BenchOptions): BenchResults {
+  return {
     date: new Date().toISOString(),
     host: { cpus: cpus().length, node: process.versions.node, loadBefore: loadAverage(), loadAfter: [] },
     params: {
@@ -84,162 +149,97 @@ async function main(): Promise<void> {
     },
     serviceLog: opts.log ?? path.join(tmpdir(), `data-import-bench-${process.pid}.log`),
   };
-  const t0 = Date.now();
-  const f = await prepareFixtures(opts.databaseUrl, opts.accounts, opts.listAccounts);
-  say(`fixtures ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  if (opts.runtime === 'dist') await build();
+}
 
-  const prefix = `{bench-${process.pid}}`;
-  const scalePrefix = prefix.replace('}', '-scale}');
-  const env = {
-    DATABASE_URL: opts.databaseUrl,
-    REDIS_URL,
-    QUEUE_PREFIX: prefix,
-    ORG_RATE_LIMIT_PER_MINUTE: String(1e9),
-  };
-  const window = { clients: opts.clients, warmupMs: opts.warmupSeconds * 1000, durationMs: opts.seconds * 1000 };
-  const runId = `${Date.now().toString(36)}`;
-  const targets = Array.from({ length: opts.accounts }, (_, i) => ({
-    supplier: f.writeSupplier,
-    external: writeExternal(f, i + 1),
-  }));
-  const pg = new Client({ connectionString: opts.databaseUrl });
-  await pg.connect();
-  // Off, the tables are never analysed while they grow: plans then depend on how statements are sent.
-  results.host.autovacuum = (await pg.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum;
-  let service: ServiceProcess | undefined;
+/** The phases measured on one `npm start` (one API and one worker child), stopped at the end. */
+async function npmStartPhases(b: Bench): Promise<void> {
+  const { opts, has, results } = b;
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
+  const port = await freePort();
+  const service = spawnService('start', {
+    runtime: opts.runtime,
+    env: b.env,
+    port,
+    logFile: results.serviceLog,
+    nodeArgs,
+  });
   try {
-    const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
-    service = spawnService('start', {
-      runtime: opts.runtime,
-      env,
-      port: await freePort(),
-      logFile: results.serviceLog,
-      nodeArgs,
-    });
     await untilReady(service.base);
     const pids = await children(service);
     let token: string | undefined;
-    if (has('idle')) {
-      // At rest before the first request, then again after a sign-in and one status request.
-      const [supervisorRssMb, apiRssMb, workerRssMb] = await Promise.all([
-        restingRss(service.pid),
-        restingRss(pids.api),
-        restingRss(pids.worker),
-      ]);
-      token = await obtainToken(service.base, f.apiKey);
-      await statusOnce(service.base, token, f);
-      results.idle = { supervisorRssMb, apiRssMb, workerRssMb, apiRssServedMb: await restingRss(pids.api) };
-    }
-    token ??= await obtainToken(service.base, f.apiKey);
+    if (has('idle')) ({ idle: results.idle, token } = await idlePhase(service, pids, b.f));
+    token ??= await obtainToken(service.base, b.f.apiKey);
     // First, while the API is as fresh as it was when the list was first measured: after the load
     // phases its heap has grown already and would hide the list's own growth.
     if (has('list')) {
       say('list');
-      results.list = await listPhase(service, pids.api, token, f);
+      results.list = await listPhase(service, pids.api, token, b.f);
     }
-    const meter = new CpuMeter(pg, await redisPid(), service.pid);
-    const ceiling = () => {
-      say('ceiling');
-      return throughput(meter, {
-        kind: 'ceiling',
-        ...window,
-        databaseUrl: opts.databaseUrl,
-        accountIds: f.writeAccountIds,
-        batch: opts.batch,
-        runId,
-      });
-    };
-
-    // The ceiling brackets the transactions phase, so machine load that drifts during the run weighs on both.
-    const runs: Throughput[] = [];
-    if (has('ceiling')) runs.push(await ceiling());
-    if (has('transactions')) {
-      say('transactions');
-      results.transactions = await throughput(meter, {
-        kind: 'transactions',
-        ...window,
-        base: service.base,
-        token,
-        targets,
-        batch: opts.batch,
-        runId,
-      });
-    }
-    if (has('real')) {
-      results.real = await realShapePhase(meter, {
-        ...window,
-        clients: opts.realClients,
-        batch: opts.realBatch,
-        base: service.base,
-        token,
-        targets,
-        runId,
-      });
-    }
-    if (has('ceiling') && (has('transactions') || has('real'))) runs.push(await ceiling());
-    if (runs.length) {
-      const rowsPerSecond = runs.reduce((s, r) => s + r.perSecond, 0) / runs.length;
-      results.ceiling = { rowsPerSecond, runs };
-      if (results.transactions) results.transactions.ratioToCeiling = results.transactions.perSecond / rowsPerSecond;
-    }
-    if (has('notes')) {
-      say('notes');
-      results.notes = await throughput(meter, {
-        kind: 'notes',
-        ...window,
-        base: service.base,
-        token,
-        targets,
-        batch: opts.batch,
-        runId,
-      });
-    }
-    if (has('status')) {
-      say('status');
-      results.status = await throughput(meter, {
-        kind: 'status',
-        ...window,
-        base: service.base,
-        token,
-        supplier: f.listSupplier,
-        accounts: f.listAccounts,
-      });
-    }
+    const meter = new CpuMeter(b.pg, await redisPid(), service.pid);
+    await writePhases(b, meter, service.base, token);
+    await readPhases(b, meter, service.base, token);
     if (results.idle)
       Object.assign(results.idle, { apiRssAfterLoadMb: rssMb(pids.api), workerRssAfterLoadMb: rssMb(pids.worker) });
-    const code = await service.stop();
-    service = undefined;
-    if (code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
-    if (has('levers')) {
-      results.levers = await leversPhase({ runtime: opts.runtime, env, logFile: results.serviceLog, f, pg, window });
-    }
-    if (has('scaleout')) {
-      results.scaleOut = await scaleOutPhase({
-        runtime: opts.runtime,
-        env: { ...env, QUEUE_PREFIX: scalePrefix },
-        logFile: results.serviceLog,
-        f,
-        pg,
-        window,
-        targets,
-        batch: opts.batch,
-        runId,
-        retryForMs: opts.retrySeconds * 1000,
-      });
-    }
   } finally {
-    const code = await service?.stop();
-    if (code !== undefined && code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
-    await pg.end();
-    await removeQueueKeys([prefix, scalePrefix]);
+    const code = await service.stop();
+    if (code !== 0) say(`service exited with ${code}; log: ${results.serviceLog}`);
   }
-  results.host.loadAfter = loadAverage();
-  writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
-  process.stdout.write(formatTable(results, realShapeRows(results)) + '\n');
-  say(
-    `results in ${opts.out}, service log in ${results.serviceLog}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`,
-  );
+}
+
+/** Memory at rest before the first request, then the API's again after a sign-in (whose token the later
+ * phases use) and one status request. */
+async function idlePhase(service: ServiceProcess, pids: { api: number; worker: number }, f: Fixtures) {
+  const [supervisorRssMb, apiRssMb, workerRssMb] = await Promise.all([
+    restingRss(service.pid),
+    restingRss(pids.api),
+    restingRss(pids.worker),
+  ]);
+  const token = await obtainToken(service.base, f.apiKey);
+  await statusOnce(service.base, token, f);
+  return { idle: { supervisorRssMb, apiRssMb, workerRssMb, apiRssServedMb: await restingRss(pids.api) }, token };
+}
+
+/** The database's own insert ceiling around the transactions and real-shape windows, then notes. */
+async function writePhases(b: Bench, meter: CpuMeter, base: string, token: string): Promise<void> {
+  const { opts, has, results, window, targets, runId } = b;
+  const write = (kind: 'transactions' | 'notes') => {
+    say(kind);
+    return throughput(meter, { kind, ...window, base, token, targets, batch: opts.batch, runId });
+  };
+  const ceiling = () => {
+    say('ceiling');
+    const { databaseUrl, batch } = opts;
+    return throughput(meter, {
+      kind: 'ceiling',
+      ...window,
+      databaseUrl,
+      accountIds: b.f.writeAccountIds,
+      batch,
+      runId,
+    });
+  };
+  // The ceiling brackets the transactions phase, so machine load that drifts during the run weighs on both.
+  const runs: Throughput[] = [];
+  if (has('ceiling')) runs.push(await ceiling());
+  if (has('transactions')) results.transactions = await write('transactions');
+  if (has('real')) {
+    const real = { ...window, clients: opts.realClients, batch: opts.realBatch, base, token, targets, runId };
+    results.real = await realShapePhase(meter, real);
+  }
+  if (has('ceiling') && (has('transactions') || has('real'))) runs.push(await ceiling());
+  if (runs.length) {
+    const rowsPerSecond = runs.reduce((s, r) => s + r.perSecond, 0) / runs.length;
+    results.ceiling = { rowsPerSecond, runs };
+    if (results.transactions) results.transactions.ratioToCeiling = results.transactions.perSecond / rowsPerSecond;
+  }
+  if (has('notes')) results.notes = await write('notes');
+}
+
+async function readPhases(b: Bench, meter: CpuMeter, base: string, token: string): Promise<void> {
+  if (!b.has('status')) return;
+  say('status');
+  const { listSupplier: supplier, listAccounts: accounts } = b.f;
+  b.results.status = await throughput(meter, { kind: 'status', ...b.window, base, token, supplier, accounts });
 }
 
 main().catch((err: unknown) => {

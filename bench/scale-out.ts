@@ -9,9 +9,11 @@ import type { Fixtures } from './fixtures';
 import type { WindowResult } from './load';
 import { CpuMeter, redisPid, runLoad, say, sleep, throughput } from './measure';
 import { childrenByRole } from './proc';
-import type { ScaleOutResult } from './report';
+import type { ScaleOutResult } from './results';
 import type { WriteTarget } from './payloads';
 import { freePort, obtainToken, spawnService, untilReady } from './service';
+
+type WriteSpec = ScaleOutContext['window'] & { base: string; token: string; targets: WriteTarget[]; batch: number };
 
 export interface ScaleOutContext {
   runtime: 'dist' | 'tsx';
@@ -71,45 +73,50 @@ export async function scaleOutPhase(ctx: ScaleOutContext): Promise<ScaleOutResul
       accounts: ctx.f.listAccounts,
     });
 
-    say('scale-out: one worker SIGKILLed mid-run, clients retrying');
-    const killRun = `${ctx.runId}k`;
-    const load = runLoad<WindowResult>({
-      kind: 'transactions',
-      ...spec,
-      warmupMs: 0,
-      runId: killRun,
-      retryForMs: ctx.retryForMs ?? 120_000,
-    });
-    await sleep(ctx.window.durationMs / 3);
-    const before = childrenByRole(service.pid);
-    const killed = before.worker[0]!;
-    process.kill(killed, 'SIGKILL');
-    const killedAt = performance.now();
-    const w = await load;
-    const after = await untilChildren(service.pid).catch(() => childrenByRole(service.pid));
-    const stored = await storedRows(ctx.pg, killRun);
-    return {
-      apiProcesses: API,
-      workerProcesses: WORKERS,
-      transactions,
-      status,
-      kill: {
-        killedPid: killed,
-        restarted: after.worker.length === WORKERS && !after.worker.includes(killed),
-        requests: w.requests,
-        acknowledgedItems: w.acknowledgedItems,
-        storedRows: stored.rows,
-        duplicates: stored.rows - stored.distinct,
-        unfinished: w.unfinished,
-        errors: w.errors,
-        firstError: w.firstError,
-        retries: w.retries,
-        longestMs: w.maxMs,
-        secondsAfterKill: +((performance.now() - killedAt) / 1000).toFixed(1),
-      },
-    };
+    const kill = await workerKilledMidRun(ctx, service.pid, spec);
+    return { apiProcesses: API, workerProcesses: WORKERS, transactions, status, kill };
   } finally {
     const code = await service.stop();
     if (code !== 0) say(`scale-out service exited with ${code}; log: ${ctx.logFile}`);
   }
+}
+
+/** A transactions window whose clients retry as the spec asks while one worker is SIGKILLed a third of the
+ * way in; then what was acknowledged against what was stored, and whether the worker was replaced. */
+async function workerKilledMidRun(
+  ctx: ScaleOutContext,
+  servicePid: number,
+  spec: WriteSpec,
+): Promise<ScaleOutResult['kill']> {
+  say('scale-out: one worker SIGKILLed mid-run, clients retrying');
+  const killRun = `${ctx.runId}k`;
+  const load = runLoad<WindowResult>({
+    kind: 'transactions',
+    ...spec,
+    warmupMs: 0,
+    runId: killRun,
+    retryForMs: ctx.retryForMs ?? 120_000,
+  });
+  await sleep(ctx.window.durationMs / 3);
+  const before = childrenByRole(servicePid);
+  const killed = before.worker[0]!;
+  process.kill(killed, 'SIGKILL');
+  const killedAt = performance.now();
+  const w = await load;
+  const after = await untilChildren(servicePid).catch(() => childrenByRole(servicePid));
+  const stored = await storedRows(ctx.pg, killRun);
+  return {
+    killedPid: killed,
+    restarted: after.worker.length === WORKERS && !after.worker.includes(killed),
+    requests: w.requests,
+    acknowledgedItems: w.acknowledgedItems,
+    storedRows: stored.rows,
+    duplicates: stored.rows - stored.distinct,
+    unfinished: w.unfinished,
+    errors: w.errors,
+    firstError: w.firstError,
+    retries: w.retries,
+    longestMs: w.maxMs,
+    secondsAfterKill: +((performance.now() - killedAt) / 1000).toFixed(1),
+  };
 }

@@ -1,0 +1,94 @@
+// The shape of bench/results.json: what one `npm run bench` measured, phase by phase.
+import type { DownloadResult, WindowResult } from './load';
+
+export interface CpuUse {
+  /** Average cores used over the phase (warm-up included): CPU seconds ÷ wall seconds. */
+  service: number;
+  /** The API and the worker children of the service (a lone `npm run start:api` counts as neither). */
+  api?: number;
+  worker?: number;
+  /** PostgreSQL backends serving the bench database. */
+  postgres: number;
+  /** The whole Redis server (shared with anything else on the machine). */
+  redis: number;
+  load: number;
+}
+
+export interface Throughput extends WindowResult {
+  perSecond: number;
+  requestsPerSecond: number;
+  cpu: CpuUse;
+}
+
+export interface BenchResults {
+  date: string;
+  /** autovacuum: PostgreSQL's setting (`SHOW autovacuum`); off on the shared machines. */
+  host: { cpus: number; node: string; loadBefore: number[]; loadAfter: number[]; autovacuum?: string };
+  params: {
+    accounts: number;
+    listAccounts: number;
+    clients: number;
+    batch: number;
+    realClients?: number;
+    realBatch?: number;
+    warmupSeconds: number;
+    seconds: number;
+    runtime: string;
+  };
+  ceiling?: { rowsPerSecond: number; runs: Throughput[] };
+  transactions?: Throughput & { ratioToCeiling?: number };
+  notes?: Throughput;
+  /** The rehearsal's shape: `batch` transactions per request, one note or statement per request. */
+  real?: { clients: number; batch: number; transactions: Throughput; notes: Throughput; statements: Throughput };
+  status?: Throughput;
+  list?: DownloadResult & {
+    accounts: number;
+    megabytes: number;
+    rssBeforeMb: number;
+    rssPeakMb: number;
+    rssGrowthMb: number;
+  };
+  /** Each process of `npm start` at rest: the supervisor, its API child and its worker child. */
+  idle?: {
+    supervisorRssMb: number;
+    apiRssMb: number;
+    workerRssMb: number;
+    apiRssServedMb: number;
+    apiRssAfterLoadMb?: number;
+    workerRssAfterLoadMb?: number;
+  };
+  scaleOut?: ScaleOutResult;
+  levers?: LeverResult[];
+  serviceLog: string;
+}
+
+export interface LeverResult {
+  lever: string;
+  perSecond: number;
+  p99Ms: number;
+  errors: number;
+  nodeMsPerRequest: number;
+  /** The whole Redis server's CPU per request (shared with anything else on the machine). */
+  redisMsPerRequest: number;
+}
+
+export interface ScaleOutResult {
+  apiProcesses: number;
+  workerProcesses: number;
+  transactions: Throughput;
+  status: Throughput;
+  kill: {
+    killedPid: number;
+    restarted: boolean;
+    requests: number;
+    acknowledgedItems: number;
+    storedRows: number;
+    duplicates: number;
+    unfinished: number;
+    errors: number;
+    firstError?: string;
+    retries: number;
+    longestMs: number;
+    secondsAfterKill: number;
+  };
+}
