@@ -8,7 +8,7 @@ export async function enqueueJob(
   queues: JobQueues,
   kind: AnyQueuedRequestJob,
   data: QueuedRequestData,
-  opts: { replay: boolean; backoff?: BackoffOptions },
+  opts: { replay: boolean; backoff?: BackoffOptions; delayMs?: number },
 ): Promise<void> {
   const queue = queues.queue(kind.queue);
   // A finished job whose request is (again) unanswered would make BullMQ ignore the re-add below for
@@ -24,6 +24,7 @@ export async function enqueueJob(
     attempts: kind.retry.attempts,
     backoff: opts.backoff ?? kind.retry.backoff,
     ...kind.cleanUp,
+    ...(opts.delayMs ? { delay: opts.delayMs } : {}),
     jobId: data.resultId,
   });
 }

@@ -5,6 +5,9 @@
 // The row is the source of truth; the completion event usually carries the answer so the request need
 // not read it, and one poll per process covers events lost while Redis reconnects. A request still
 // unfinished at the deadline answers 503 with its id and a Location to poll; its work goes on.
+//
+// schedule: the same row and job, but the job waits in BullMQ until its start time and the request
+// answers at once; the client follows the work by its own status endpoint or GET requests/<id>/.
 import { createHash, randomUUID } from 'node:crypto';
 import type { BackoffOptions } from 'bullmq';
 import type { Database } from '../platform/db';
@@ -37,6 +40,12 @@ interface SubmitRequest {
 
 export interface QueuedRequests {
   submit(req: SubmitRequest): Promise<Answer>;
+  /**
+   * Queues the request's job to start `delayMs` from now and returns its result id at once, without
+   * waiting. A repeated Idempotency-Key with the same body finds the request scheduled before
+   * (`replayed`); with another body it is refused like a submit's.
+   */
+  schedule(req: SubmitRequest, delayMs: number): Promise<{ resultId: string; replayed: boolean }>;
   /** The stored answer of one of the organisation's requests (GET requests/<id>/), or 503 while pending. */
   find(organisationId: number, resultId: string): Promise<Answer>;
   close(): void;
@@ -68,6 +77,7 @@ export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
   poll.unref();
   return {
     submit: (req) => submitQueuedRequest(ctx, req),
+    schedule: (req, delayMs) => scheduleQueuedRequest(ctx, req, delayMs),
     find: (organisationId, resultId) => findRequestAnswer(ctx, organisationId, resultId),
     close() {
       clearInterval(poll);
@@ -77,15 +87,28 @@ export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
   };
 }
 
-async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Answer> {
+/** The request's pending row, or the row an earlier request with the same Idempotency-Key and body made. */
+async function pendingRow(ctx: Context, req: SubmitRequest) {
   const bodyHash = hashRequest(req.job.endpoint, req.payload);
-  const { created, result } = await storePending(ctx.db, req, bodyHash);
-  if (!created && result.bodyHash !== bodyHash) {
+  const found = await storePending(ctx.db, req, bodyHash);
+  if (!found.created && found.result.bodyHash !== bodyHash) {
     throw new ConflictError(
       'idempotency_key_reused',
       'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
     );
   }
+  return found;
+}
+
+async function scheduleQueuedRequest(ctx: Context, req: SubmitRequest, delayMs: number) {
+  const { created, result } = await pendingRow(ctx, req);
+  if (!created) return { resultId: result.id, replayed: true };
+  await enqueueOrRefuse(ctx, req, result.id, { replay: false, delayMs });
+  return { resultId: result.id, replayed: false };
+}
+
+async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Answer> {
+  const { created, result } = await pendingRow(ctx, req);
   if (!created && result.httpStatus != null) {
     // A stored 5xx tells the client to retry as it is, so replaying it would answer that retry the
     // same way for 24 h. It also means nothing was written (work and answer commit together), so
@@ -96,7 +119,7 @@ async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<An
   const replay = !created && result.httpStatus == null;
   const waiter = ctx.waiters.watch(result.id);
   try {
-    await enqueueOrRefuse(ctx, req, result.id, !created);
+    await enqueueOrRefuse(ctx, req, result.id, { replay: !created });
     const outcome = await waitForResult(ctx, req, waiter, result.id, !created);
     return replay ? { ...outcome, replayed: true } : outcome;
   } finally {
@@ -124,7 +147,12 @@ async function storePending(db: Database, req: SubmitRequest, bodyHash: string) 
  * Adds the job. When Redis refuses, the row gets a 503 answer, but only if it is still pending: the
  * job may have been added after all and finished meanwhile, and a finished answer is never replaced.
  */
-async function enqueueOrRefuse(ctx: Context, req: SubmitRequest, resultId: string, replay: boolean): Promise<void> {
+async function enqueueOrRefuse(
+  ctx: Context,
+  req: SubmitRequest,
+  resultId: string,
+  opts: { replay: boolean; delayMs?: number },
+): Promise<void> {
   const data = {
     resultId,
     httpRequestId: req.httpRequestId,
@@ -134,7 +162,7 @@ async function enqueueOrRefuse(ctx: Context, req: SubmitRequest, resultId: strin
     payload: req.payload,
   };
   try {
-    await enqueueJob(ctx.queues, req.job, data, { replay, backoff: ctx.backoff });
+    await enqueueJob(ctx.queues, req.job, data, { ...opts, backoff: ctx.backoff });
   } catch {
     const refusal = new UnavailableError(
       'queue_unavailable',
