@@ -48,65 +48,79 @@ export interface ReconcileSummary {
   totals: Record<string, { expected: string; found: string; difference: string }>;
 }
 
+/** Writes the CSV report, one row per account, and the summary (no account is left out). */
 export async function compare(
   expected: Map<string, Figures>,
   rows: AsyncIterable<string>,
   out: string,
 ): Promise<ReconcileSummary> {
-  const fd = openPrivate(out, 'w');
-  const header = [
-    'external_account_number',
-    'platform_account_number',
-    'status',
-    ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
-  ];
-  writeSync(fd, header.join(',') + '\r\n');
-  const totals = new Map(FIGURES.map((f) => [f.name, { expected: zero, found: zero }]));
-  let accounts = 0;
-  let differing = 0;
-  const emit = (account: string, platform: string, found: Figures) => {
-    const want = expected.get(account) ?? new Map<string, Decimal>();
-    expected.delete(account);
-    let differs = false;
-    const cells = FIGURES.flatMap((f) => {
-      const e = want.get(f.name) ?? zero;
-      const g = found.get(f.name) ?? zero;
-      const t = totals.get(f.name)!;
-      totals.set(f.name, { expected: t.expected.plus(e), found: t.found.plus(g) });
-      if (!g.eq(e)) differs = true;
-      return [e.toFixed(), g.toFixed(), g.minus(e).toFixed()];
-    });
-    accounts++;
-    if (differs) differing++;
-    writeSync(
-      fd,
-      [
-        csvCell(printable(account)),
-        csvCell(printable(platform)),
-        platform === '' ? 'missing' : differs ? 'differs' : 'ok',
-        ...cells,
-      ].join(',') + '\r\n',
-    );
-  };
+  const report = new ReportWriter(out, expected);
   let rowNumber = 0;
   for await (const line of rows) {
     if (line === '') continue;
     const row = parseReconciliationRow(line, ++rowNumber);
-    emit(row.account, row.platform, row.found);
+    report.account(row.account, row.platform, row.found);
   }
-  // Accounts the files put data on that the service does not list as imported.
-  for (const account of [...expected.keys()]) emit(account, '', new Map());
-  closeSync(fd);
-  return {
-    accounts,
-    accounts_differing: differing,
-    totals: Object.fromEntries(
-      [...totals].map(([name, t]) => [
-        name,
-        { expected: t.expected.toFixed(), found: t.found.toFixed(), difference: t.found.minus(t.expected).toFixed() },
-      ]),
-    ),
-  };
+  return report.finish();
+}
+
+/** The open report file and the running totals over the accounts written so far. */
+class ReportWriter {
+  private readonly fd: number;
+  private readonly totals = new Map(FIGURES.map((f) => [f.name, { expected: zero, found: zero }]));
+  private accounts = 0;
+  private differing = 0;
+
+  constructor(
+    out: string,
+    /** What the files should have put on each account; an account leaves it once written. */
+    private readonly expected: Map<string, Figures>,
+  ) {
+    this.fd = openPrivate(out, 'w');
+    const header = [
+      'external_account_number',
+      'platform_account_number',
+      'status',
+      ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
+    ];
+    writeSync(this.fd, header.join(',') + '\r\n');
+  }
+
+  /** One account's row: expected, found and difference per figure; platform '' means not listed. */
+  account(account: string, platform: string, found: Figures): void {
+    const want = this.expected.get(account) ?? new Map<string, Decimal>();
+    this.expected.delete(account);
+    let differs = false;
+    const cells = FIGURES.flatMap((f) => {
+      const e = want.get(f.name) ?? zero;
+      const g = found.get(f.name) ?? zero;
+      const t = this.totals.get(f.name)!;
+      this.totals.set(f.name, { expected: t.expected.plus(e), found: t.found.plus(g) });
+      if (!g.eq(e)) differs = true;
+      return [e.toFixed(), g.toFixed(), g.minus(e).toFixed()];
+    });
+    this.accounts++;
+    if (differs) this.differing++;
+    const status = platform === '' ? 'missing' : differs ? 'differs' : 'ok';
+    const row = [csvCell(printable(account)), csvCell(printable(platform)), status, ...cells];
+    writeSync(this.fd, row.join(',') + '\r\n');
+  }
+
+  finish(): ReconcileSummary {
+    // Accounts the files put data on that the service does not list as imported.
+    for (const account of [...this.expected.keys()]) this.account(account, '', new Map());
+    closeSync(this.fd);
+    return {
+      accounts: this.accounts,
+      accounts_differing: this.differing,
+      totals: Object.fromEntries(
+        [...this.totals].map(([name, t]) => [
+          name,
+          { expected: t.expected.toFixed(), found: t.found.toFixed(), difference: t.found.minus(t.expected).toFixed() },
+        ]),
+      ),
+    };
+  }
 }
 
 export function formatSummary(s: ReconcileSummary, out: string): string {

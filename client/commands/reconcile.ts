@@ -120,6 +120,6 @@ async function fetchReconciliation(
     return { type: 'retry', reason: String(res.status), retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
   });
   if (result.type === 'unfinished')
-    throw new UsageError(`the reconciliation endpoint did not answer before the retry deadline (${result.reason})`);
+    throw new UsageError(`the reconciliation endpoint did not answer: ${result.reason}`);
   return result.value;
 }

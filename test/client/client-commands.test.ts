@@ -145,7 +145,7 @@ describe('reconcile', () => {
     const run = await reconcile(service, journal, '--retry-deadline', '5');
 
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('did not answer before the retry deadline');
+    expect(run.stderr).toContain('did not answer: still 503 at the retry deadline');
     expect(gets).toHaveLength(1);
   });
 });
