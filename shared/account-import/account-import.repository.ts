@@ -1,0 +1,156 @@
+// Account import processes as the migration API stages, reads and creates them. Plain SQL on pg; every
+// look-up that checks a list (products, meter points) is one set-based statement, whatever its size.
+import type { Sql } from '../platform/db';
+import type { SupplierStatus } from '../generated/prisma/client';
+
+/** The supplier's migration status, or undefined when the organisation may not use it. */
+export async function findVisibleSupplier(
+  db: Sql,
+  organisationId: number,
+  supplierCode: string,
+): Promise<SupplierStatus | undefined> {
+  const { rows } = await db.query<{ status: SupplierStatus }>(
+    `SELECT s.status::text AS status
+       FROM import_suppliers s
+       JOIN organisation_suppliers os ON os.supplier_code = s.code AND os.organisation_id = $1
+      WHERE s.code = $2`,
+    [organisationId, supplierCode],
+  );
+  return rows[0]?.status;
+}
+
+export async function operationsTeamExists(db: Sql, name: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM operations_teams WHERE name = $1', [name]);
+  return rows.length > 0;
+}
+
+/** The codes of `codes` that are not in the product catalogue. */
+export async function missingProducts(db: Sql, codes: string[]): Promise<Set<string>> {
+  if (codes.length === 0) return new Set();
+  const { rows } = await db.query<{ code: string }>(
+    `SELECT c.code FROM unnest($1::text[]) AS c(code)
+      WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.code = c.code)`,
+    [[...new Set(codes)]],
+  );
+  return new Set(rows.map((r) => r.code));
+}
+
+/**
+ * The meter points of `identifiers` that another account of the supplier already supplies, with
+ * that account's external number.
+ */
+export async function takenMeterPoints(
+  db: Sql,
+  supplierCode: string,
+  identifiers: string[],
+  externalAccountNumber: string,
+): Promise<Map<string, string>> {
+  if (identifiers.length === 0) return new Map();
+  const { rows } = await db.query<{ identifier: string; external_account_number: string }>(
+    `SELECT mp.identifier, p.external_account_number
+       FROM meter_points mp
+       JOIN accounts a ON a.id = mp.account_id
+       JOIN account_import_processes p ON p.id = a.process_id
+      WHERE mp.supplier_code = $1 AND mp.identifier = ANY($2::text[]) AND p.external_account_number <> $3`,
+    [supplierCode, [...new Set(identifiers)], externalAccountNumber],
+  );
+  return new Map(rows.map((r) => [r.identifier, r.external_account_number]));
+}
+
+export interface StagedProcess {
+  id: number;
+  created: boolean;
+  /** Set when the process already has an account: nothing was staged. */
+  platformAccountNumber?: string;
+}
+
+/**
+ * Stages `payload` for (supplier, external number): a new process, or the payload of a process that
+ * has no account yet replaced, with its event. The process row is locked while it is decided, so a
+ * concurrent creation either sees the new payload or makes this call find its account.
+ */
+export async function stageProcess(
+  tx: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+  payload: string,
+  now: Date,
+): Promise<StagedProcess> {
+  const inserted = await tx.query<{ id: number }>(
+    `INSERT INTO account_import_processes
+            (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
+     VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
+     ON CONFLICT (supplier_code, external_account_number) DO NOTHING
+     RETURNING id`,
+    [supplierCode, externalAccountNumber, payload, now],
+  );
+  const newId = inserted.rows[0]?.id;
+  if (newId !== undefined) {
+    await recordEvent(tx, newId, 'EVENT_ACCOUNT_IMPORT_PROCESS_CREATED', now, null);
+    return { id: newId, created: true };
+  }
+  const { rows } = await tx.query<{ id: number; platform_account_number: string | null }>(
+    `SELECT p.id, a.platform_account_number
+       FROM account_import_processes p
+       LEFT JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2
+        FOR UPDATE OF p`,
+    [supplierCode, externalAccountNumber],
+  );
+  const row = rows[0]!;
+  if (row.platform_account_number !== null) {
+    return { id: row.id, created: false, platformAccountNumber: row.platform_account_number };
+  }
+  // A process an earlier attempt left FAILED, ERRORED or CANCELLED is staged afresh.
+  await tx.query(
+    `UPDATE account_import_processes
+        SET payload = $2::jsonb, modified_at = $3, staged_at = $3,
+            state = CASE WHEN state = 'FAILED' THEN 'STAGED'::"ImportState" ELSE state END,
+            status = CASE WHEN status = 'IN_PROGRESS' THEN status ELSE 'PENDING'::"ImportStatus" END
+      WHERE id = $1`,
+    [row.id, payload, now],
+  );
+  await recordEvent(tx, row.id, 'EVENT_ACCOUNT_IMPORT_PROCESS_UPDATED', now, null);
+  return { id: row.id, created: false };
+}
+
+async function recordEvent(tx: Sql, processId: number, event: string, at: Date, data: unknown): Promise<void> {
+  await tx.query(
+    'INSERT INTO account_import_process_events (process_id, event, occurred_at, data) VALUES ($1, $2, $3, $4::jsonb)',
+    [processId, event, at, data === null ? null : JSON.stringify(data)],
+  );
+}
+
+export interface ImportStatusRow {
+  status: string;
+  platform_account_number: string | null;
+  created_at: Date;
+  modified_at: Date;
+  latest_error: { code: string; detail: string; domain: string } | null;
+  event: string | null;
+  occurred_at: Date | null;
+  data: unknown;
+}
+
+/** The v2 status of a process the organisation may see, with its latest event. */
+export async function findImportStatus(
+  db: Sql,
+  organisationId: number,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<ImportStatusRow | undefined> {
+  const { rows } = await db.query<ImportStatusRow>(
+    `SELECT CASE WHEN a.id IS NOT NULL THEN 'PROCESSED' ELSE p.status::text END AS status,
+            a.platform_account_number, p.created_at, p.modified_at, p.latest_error,
+            e.event, e.occurred_at, e.data
+       FROM account_import_processes p
+       JOIN organisation_suppliers os ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
+       LEFT JOIN accounts a ON a.process_id = p.id
+       LEFT JOIN LATERAL (
+              SELECT event, occurred_at, data FROM account_import_process_events
+               WHERE process_id = p.id ORDER BY id DESC LIMIT 1) e ON true
+      WHERE p.supplier_code = $2 AND p.external_account_number = $3`,
+    [organisationId, supplierCode, externalAccountNumber],
+  );
+  return rows[0];
+}
