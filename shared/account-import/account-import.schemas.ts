@@ -469,7 +469,7 @@ function checkCustomers(a: EnergyAccount, add: Add): void {
 }
 
 /** The one ledger's fields, from the top level or from `ledgers` (never both). */
-function ledgerOf(a: EnergyAccount) {
+export function ledgerOf(a: EnergyAccount) {
   const l = a.ledgers?.[0];
   return {
     current: a.current_statement_transactions ?? l?.current_statement_transactions ?? [],

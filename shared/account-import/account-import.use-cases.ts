@@ -16,7 +16,7 @@ import {
 import * as repo from './account-import.repository';
 
 /** 400 once the process has an account: the contract's answer, with the account's number. */
-class AlreadyImportedError extends ValidationError {
+export class AlreadyImportedError extends ValidationError {
   constructor(
     readonly externalAccountNumber: string,
     readonly platformAccountNumber: string,
@@ -39,7 +39,7 @@ class AlreadyImportedError extends ValidationError {
 }
 
 /** 400 import_supplier_migration_not_ongoing, as every write answers for a Paused or Complete supplier. */
-function migrationNotOngoing(supplierCode: string, status: string, attr = 'import_supplier'): ValidationError {
+export function migrationNotOngoing(supplierCode: string, status: string, attr = 'import_supplier'): ValidationError {
   return new ValidationError(
     [
       {
@@ -58,7 +58,7 @@ function migrationNotOngoing(supplierCode: string, status: string, attr = 'impor
  * names every fault: the operations team, every tariff code, every meter point another live account
  * of the supplier supplies.
  */
-async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<FieldError[]> {
+export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   const at = (path: (string | number)[]) => attrOf(path);
   const codes = tariffCodesOf(a);
