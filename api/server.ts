@@ -23,6 +23,7 @@ import { docsRoutes } from './routes/docs.routes';
 import { healthRoutes } from './routes/health.routes';
 import { staffRoutes } from './staff';
 import { createStaffApp } from './staff-server';
+import { accountImportRoutes, accountImportV2Routes } from './routes/account-import.routes';
 import { accountRoutes } from './routes/accounts.routes';
 import { graphqlHandler } from './routes/graphql.routes';
 import { noteRoutes } from './routes/notes.routes';
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): Express {
     queuedWriteCap(config),
   );
   dataImport.use(accountRoutes({ db, logger, config, streams }));
+  dataImport.use(accountImportRoutes(deps));
   dataImport.use(reconciliationRoutes({ db, logger, config, streams }));
   dataImport.use(noteRoutes(deps));
   dataImport.use(statementRoutes(deps));
@@ -97,6 +99,17 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(requestRoutes(deps));
   v1.use('/data-import', dataImport);
   app.use('/v1', v1);
+
+  // The published contract's v2 account endpoints: authenticated and limited as v1's data-import.
+  const v2 = express.Router();
+  v2.use(requireJsonBody());
+  const dataImportV2 = express.Router();
+  dataImportV2.use(authenticate(verifier, refuseRevoked));
+  dataImportV2.use(organisationRateLimit(redis, config));
+  dataImportV2.use(parseJsonBody(config.BODY_LIMIT_BYTES));
+  dataImportV2.use(accountImportV2Routes(deps));
+  v2.use('/data-import', dataImportV2);
+  app.use('/v2', v2);
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));

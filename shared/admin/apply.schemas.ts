@@ -142,6 +142,11 @@ export const ApplyFile = z.strictObject({
   organisations: z.array(OrganisationSpec).default([]),
   products: z.array(ProductSpec).default([]),
   accounts: z.array(AccountSpec).default([]),
+  // Teams an imported account may be linked to (`operations_team_name`); applying adds, never removes.
+  operations_teams: z
+    .array(z.strictObject({ name: IdentifierField(255) }))
+    .max(10_000)
+    .default([]),
 });
 
 export type ApplyFileInput = z.input<typeof ApplyFile>;

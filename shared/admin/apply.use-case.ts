@@ -1,5 +1,5 @@
 // `admin apply`: upsert suppliers, organisations (with API keys and supplier assignments), products
-// (with their rates) and accounts in one transaction. Applying the same file twice changes nothing the second time; a file
+// (with their rates), operations teams and accounts in one transaction. Applying the same file twice changes nothing the second time; a file
 // with any error changes nothing at all.
 import { readFile } from 'node:fs/promises';
 import { digest } from '../auth/secrets';
@@ -19,6 +19,7 @@ export interface ApplyReport {
   organisations: { name: string; id: number; api_key?: string }[];
   products: string[];
   accounts: AccountSummary[];
+  operations_teams: string[];
 }
 
 /** Reads and applies a JSON file; a file that is not JSON is a parse_error naming the file. */
@@ -47,7 +48,13 @@ export async function applyFile(db: Database, input: unknown): Promise<ApplyRepo
   return db.prisma.$transaction(
     async (tx) => {
       await checkSupplierReferences(tx, referencesOf(file), new Set(file.suppliers.map((s) => s.code)));
-      const report: ApplyReport = { suppliers: [], organisations: [], products: [], accounts: [] };
+      const report: ApplyReport = {
+        suppliers: [],
+        organisations: [],
+        products: [],
+        accounts: [],
+        operations_teams: [],
+      };
       for (const [i, s] of file.suppliers.entries()) {
         await at(`suppliers.${i}`, () => upsertSupplier(tx, s));
         report.suppliers.push(s.code);
@@ -58,6 +65,11 @@ export async function applyFile(db: Database, input: unknown): Promise<ApplyRepo
       for (const [i, p] of file.products.entries()) {
         await at(`products.${i}`, () => applyProduct(tx, p));
         report.products.push(p.code);
+      }
+      const teams = [...new Set(file.operations_teams.map((t) => t.name))];
+      if (teams.length > 0) {
+        await tx.$executeRaw`INSERT INTO operations_teams (name) SELECT unnest(${teams}::text[]) ON CONFLICT DO NOTHING`;
+        report.operations_teams.push(...teams);
       }
       for (const [i, a] of file.accounts.entries()) {
         report.accounts.push(await at(`accounts.${i}`, () => upsertAccount(tx, a)));

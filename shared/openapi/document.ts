@@ -10,6 +10,7 @@ import {
 } from './component-schemas';
 import type { DocsConfig } from './docs-config';
 import { streamShares } from '../platform/stream-shares';
+import { registerAccountImportPaths } from './account-import.paths';
 import { GLOBAL_ERRORS } from './error-codes';
 import { registerPostImportPaths } from './post-import.paths';
 import { registerProgressPaths } from './progress.paths';
@@ -23,6 +24,7 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 const TAGS = [
   { name: 'Authentication', description: 'Trade the organisation API key for a token.' },
   { name: 'Post account import', description: 'Add data to an account that has been imported.' },
+  { name: 'Account import', description: 'Validate and stage accounts, and follow their creation.' },
   { name: 'Migration progress', description: 'Status of account imports.' },
   { name: 'Operations', description: 'Health, readiness and metrics for operators.' },
   { name: 'Documentation', description: 'This document and its page.' },
@@ -72,6 +74,7 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
   });
   registerServicePaths(registry, config);
   registerPostImportPaths(registry, config);
+  registerAccountImportPaths(registry);
   registerProgressPaths(registry);
   registerReconciliationPaths(registry);
 

@@ -124,6 +124,56 @@ function merge(...catalogues: ErrorCatalogue[]): ErrorCatalogue {
   return merged;
 }
 
+/** The field codes of an account's validation (validate-account, create-or-update, v2 validate). */
+const accountFieldCodes: Record<string, string> = {
+  ...fieldCodes,
+  ...decimalCodes,
+  field_not_supported:
+    'A field the published contract names but this service does not support; it is refused, never dropped.',
+  invalid_postcode: '`billing_postcode` or `supply_postcode` is not a UK postcode.',
+  billing_email_not_valid: '`billing_email` is not an e-mail address.',
+  invalid_phone_number: 'A customer `mobile` or `landline` is not a UK phone number.',
+  operations_team_name_does_not_exist: 'No operations team of this name (the platform team sets them up).',
+  repeated_values_for_unique_customer_detail_namespace: 'Two customers of the account have the same `email`.',
+  customer_with_unknown_occupier: 'Customers were sent with `unknown_occupier: true`.',
+  invalid_supply_point_identifier:
+    'An electricity meter point is not a 13-digit MPAN core with a valid check digit, or a gas one not a 6 to 10-digit MPRN with valid check digits.',
+  meter_with_duplicate_register_ids: 'A meter has two registers with the same `register_id`.',
+  duplicate_meter_points_provided: 'A meter point appears twice at one supply address.',
+  duplicate_meter_points_on_different_supply_addresses_provided: 'A meter point appears at two supply addresses.',
+  duplicate_supply_addresses_found: 'Two supply addresses have the same lines and postcode.',
+  transfer_reading_dates_must_match_last_billed_to_date: 'A transfer reading is not dated `last_billed_to_date`.',
+  billed_reading_after_last_billed_to_date: 'A billed reading is dated after `last_billed_to_date`.',
+  no_reading_on_removed_on: 'A removed meter has no reading on its `removed_on` day.',
+  gaps_or_overlaps_in_agreement_dates: "A meter point's agreements overlap.",
+  start_date_later_than_end_date: 'A period (agreement, supply, payment schedule, statement) ends before it starts.',
+  tariff_code_not_found: "An agreement's `tariff_code` is not in the product catalogue.",
+  supply_point_already_on_live_account:
+    'Another live account of the same import supplier already supplies this meter point.',
+  metadata_has_duplicate_keys: 'A metadata key appears twice.',
+  duplicate_transaction_ids: 'A `transaction_id` appears twice among the current and historical transactions.',
+  historical_statement_transactions_without_last_statement_closing_date_or_last_billed_to_date:
+    'Historical statement transactions were sent without `last_statement_closing_date`.',
+  historical_statement_transaction_after_last_statement_closing_date:
+    'A historical statement transaction is dated after `last_statement_closing_date`.',
+  current_statement_transaction_before_current_statement_opening_date:
+    'A current statement transaction is dated on or before `last_statement_closing_date` (the open period begins the day after).',
+  last_statement_issued_before_closing_date: '`last_statement_issue_date` is before `last_statement_closing_date`.',
+  fields_are_mutually_exclusive: 'The ledger was sent both at the top level and in `ledgers`.',
+  note_body_or_document_path_not_found: 'A note has neither `body` nor a document path.',
+  note_unpin_at_earlier_than_creation_date: "A note's `unpin_at` is earlier than its `created_at`.",
+  invalid_document_path: 'A note or statement document path is not a valid relative path.',
+  amount_must_be_positive: 'A PAYMENT or REPAYMENT amount is zero or negative.',
+  transaction_in_future: 'A `transaction_date` has not begun anywhere on Earth yet.',
+  incorrect_line_item_net_amount: "A line item's `net_amount` is not `price_per_unit` × `number_of_units`.",
+  conflicting_rate_band_specification: 'A line item gives more than one rate band specification.',
+  line_item_units_must_be_two_values: "A line item's `units` is not exactly the start and end readings.",
+  ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount:
+    "A SUPPLY_CHARGE's `amount` is not the sum of its line items' net amounts and tax amounts.",
+  supply_point_identifier_required_for_rate_specification_code:
+    'A line item uses `rate_specification_code` without a `supply_point_identifier`.',
+};
+
 export const ERRORS = {
   notes: {
     statuses: merge(writable, jsonBody, authenticated),
@@ -265,6 +315,22 @@ export const ERRORS = {
       authenticated,
     ),
   },
+  stageAccount: {
+    statuses: merge(
+      {
+        400: {
+          invalid_input: 'The account failed validation; see `errors`.',
+          import_supplier_migration_not_ongoing: writable[400]!.import_supplier_migration_not_ongoing!,
+          account_import_process_already_imported:
+            'The account was already created: the body carries its `platform_account_number`; nothing was staged.',
+        },
+        404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+      },
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: accountFieldCodes,
+  },
   transferStatus: {
     statuses: merge(
       {
@@ -279,6 +345,28 @@ export const ERRORS = {
     statuses: merge(
       { 404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' } },
       concurrencyLimited,
+      authenticated,
+    ),
+  },
+  validateAccount: {
+    statuses: merge(
+      {
+        400: { invalid_input: 'The account failed validation; see `errors`.' },
+        404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+      },
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: accountFieldCodes,
+  },
+  importStatus: {
+    statuses: merge(
+      {
+        404: {
+          account_not_found:
+            'No account import process for this supplier and external identifier visible to the caller.',
+        },
+      },
       authenticated,
     ),
   },

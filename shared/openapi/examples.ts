@@ -362,3 +362,131 @@ export const errorExamples = {
 };
 
 export type ErrorExampleCode = keyof typeof errorExamples;
+
+/** An account as a migration validates and stages it (the published contract's example, its fields trimmed to this service's subset). */
+export const accountRequest = {
+  ...account,
+  account_type: 'DOMESTIC',
+  billing_name: 'Robert Jablonski',
+  billing_address1: '123 Fake Street',
+  billing_postcode: 'W1F 9DE',
+  operations_team_name: 'Migrations',
+  customers: [
+    { given_name: 'Bob', family_name: 'Jablonski', email: 'bob@jablonski.com', mobile: '07123456789', title: 'Mr' },
+  ],
+  supply_addresses: [
+    {
+      supply_address1: '123 Fake Street',
+      supply_postcode: 'W1F 9DE',
+      is_landlord: false,
+      customer_at_supply_address_from_date: '2019-01-01',
+      meter_points: [
+        {
+          supply_type: 'ELECTRICITY',
+          identifier: '1200060176720',
+          mpid: 'TENT',
+          supply_start_date: '2019-01-01',
+          profile_class: 1,
+          ssc: '0393',
+          agreements: [{ tariff_code: 'ELEC-1234-J', effective_from: '2019-08-01' }],
+          meters: [
+            {
+              meter_serial_number: 'Z16N389556',
+              installed_on: '2001-01-01',
+              registers: [{ register_id: '1', tpr: '00001', number_of_digits: 5 }],
+              transfer_readings: [
+                { register_id: '1', reading_date: '2019-08-01', reading_value: '1000.00', reading_type: 'CUSTOMER' },
+              ],
+            },
+          ],
+        },
+        {
+          supply_type: 'GAS',
+          identifier: '9353824109',
+          mpid: 'TEN',
+          shipper_mpid: 'TCL',
+          supply_start_date: '2019-04-10',
+          agreements: [{ tariff_code: 'GAS-1234-J', effective_from: '2019-08-01' }],
+          meters: [
+            {
+              meter_serial_number: '54BV',
+              installed_on: '2002-01-01',
+              transfer_readings: [{ reading_date: '2019-08-01', reading_value: '500.00', reading_type: 'CUSTOMER' }],
+            },
+          ],
+        },
+      ],
+    },
+  ],
+  transfer_balance: '30.00',
+  last_statement_balance: '20.00',
+  last_statement_closing_date: '2019-07-31',
+  last_statement_issue_date: '2019-08-01',
+  last_billed_to_date: '2019-08-01',
+  current_statement_transactions: [
+    {
+      transaction_id: '1',
+      transaction_date: '2019-08-04',
+      amount: '10.00',
+      type: 'PAYMENT',
+      reason: 'ACCOUNT_CHARGE_PAYMENT',
+    },
+  ],
+  historical_statement_transactions: [
+    {
+      transaction_id: '3',
+      transaction_date: '2018-08-05',
+      amount: '20.00',
+      type: 'PAYMENT',
+      reason: 'ACCOUNT_CHARGE_PAYMENT',
+    },
+  ],
+  notes: [{ created_at: '2018-10-10T10:20:00Z', body: 'This is a note' }],
+  statements: [{ statement_id: '54321', bill_period_from_date: '2019-06-01', bill_period_to_date: '2019-07-01' }],
+};
+
+export const accountStaged = { external_account_number: EXTERNAL_ACCOUNT, import_supplier_code: SUPPLIER };
+
+export const accountAlreadyImported = {
+  detail: `The account import process with the account number ${EXTERNAL_ACCOUNT} has already been imported.`,
+  code: 'account_import_process_already_imported',
+  errors: [
+    {
+      attr: 'non_field_errors',
+      code: 'account_import_process_already_imported',
+      detail: `The account import process with the account number ${EXTERNAL_ACCOUNT} has already been imported.`,
+    },
+  ],
+  external_account_number: EXTERNAL_ACCOUNT,
+  platform_account_number: 'A-12AB34CD',
+};
+
+export const importStatusPending = {
+  status: 'PENDING',
+  platform_identifier: null,
+  created_at: '2025-10-07T09:00:21.179Z',
+  modified_at: '2025-10-07T09:00:21.179Z',
+  latest_event: { event: 'EVENT_ACCOUNT_IMPORT_PROCESS_CREATED', occurred_at: '2025-10-07T09:00:21.179Z', data: null },
+  latest_error: null,
+};
+
+export const importStatusErrored = {
+  status: 'ERRORED',
+  platform_identifier: null,
+  created_at: '2025-10-07T09:00:21.179Z',
+  modified_at: '2025-10-07T09:06:38.078Z',
+  latest_event: {
+    event: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
+    occurred_at: '2025-10-07T09:06:38.078Z',
+    data: {
+      code: 'tariff_code_not_found',
+      detail: 'Tariff code "ELEC-1234-J" is not a product.',
+      domain: 'import_process',
+    },
+  },
+  latest_error: {
+    code: 'tariff_code_not_found',
+    detail: 'Tariff code "ELEC-1234-J" is not a product.',
+    domain: 'import_process',
+  },
+};

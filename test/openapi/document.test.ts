@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, validate } from 'graphql';
 import { buildAuthSchema } from '../../api/routes/graphql.routes';
+import { EnergyAccountSchema, V2ValidateRequest } from '../../shared/account-import/account-import.schemas';
 import { notesRequestSchema } from '../../shared/notes/note.schemas';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
 import { parseIdempotencyKey, parseRunId } from '../../shared/requests/request-headers';
@@ -66,10 +67,10 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('protects every /v1/data-import/ operation with the Token scheme except the document itself', () => {
+  it('protects every /v1/ and /v2/data-import/ operation with the Token scheme except the document itself', () => {
     for (const { path: p, operation: op } of operations) {
-      const expected =
-        p.startsWith('/v1/data-import/') && p !== '/v1/data-import/openapi.json' ? [{ Token: [] }] : undefined;
+      const dataImport = p.startsWith('/v1/data-import/') || p.startsWith('/v2/data-import/');
+      const expected = dataImport && p !== '/v1/data-import/openapi.json' ? [{ Token: [] }] : undefined;
       if (expected) expect(op.security).toEqual(expected);
       else expect(op.security).not.toEqual([{ Token: [] }]);
     }
@@ -134,6 +135,9 @@ describe('request examples', () => {
     createHistoricalStatements: (body) => statementsRequestSchema(max).parse(body),
     createTransactions: (body) => parseTransactionImport({ options: {}, request: body }, { maxItems: max }),
     createPaymentInstruction: (body) => CreatePaymentInstructionRequest.parse(body),
+    validateAccount: (body) => EnergyAccountSchema.parse(body),
+    createOrUpdateAccountImportProcess: (body) => EnergyAccountSchema.parse(body),
+    validateAccountV2: (body) => V2ValidateRequest.parse(body),
     obtainToken: (body) => {
       const { query } = body as { query: string };
       const errors = validate(buildAuthSchema({} as AuthDeps), parse(query));

@@ -27,7 +27,7 @@ function clonedFrom(): string | undefined {
  * `.git` file points into the main checkout's `.git/worktrees/`); or beside the checkout this one was
  * cloned from, when that is a folder on this machine (a fresh clone made anywhere, as CI makes).
  */
-function referenceDir(): string {
+export function referenceDir(): string {
   const candidates = [path.join(ROOT, '..', 'shared')];
   const gitFile = path.join(ROOT, '.git');
   // In a checkout `.git` is a folder; only a worktree's is a file.

@@ -1,0 +1,262 @@
+// Creating the account from its staged data: the work the queued job runs inside its transaction (the
+// job, its result row and the process endpoint are declared elsewhere). Everything happens under the
+// lock of the process row, after a savepoint: a refusal or a dry run rolls back to it, so neither keeps
+// anything but the process's status and event.
+import { randomBytes } from 'node:crypto';
+import type { Sql } from '../platform/db';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../platform/errors';
+import { resolveDocumentLocation } from '../platform/fields';
+import { parseOrThrow } from '../platform/validation';
+import { insertNotes, type NewNote } from '../notes/note.repository';
+import { insertTransactions, type NewTransaction } from '../transactions/transaction.repository';
+import { toTransactionData } from '../transactions/transaction-data';
+import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from './account-import.schemas';
+import { AlreadyImportedError, checkAgainstDatabase, migrationNotOngoing } from './account-import.use-cases';
+import * as repo from './account-import.repository';
+
+/** A STRIPE instruction the job verified with the vendor: what to store as its vendor details. */
+export interface VerifiedInstruction {
+  /** The instruction's index in the staged account's `payment_instructions`. */
+  index: number;
+  vendorDetails: Record<string, unknown>;
+}
+
+export interface CreateAccountInput {
+  supplierCode: string;
+  externalAccountNumber: string;
+  /** The process call's `operations_team_name`, in place of the staged one when given. */
+  operationsTeamName?: string;
+  dryRun: boolean;
+  /** Stored with each transaction, as the transactions endpoint stores its request's id. */
+  requestId: string;
+  /** Object storage bucket of notes' and statements' documents (config DOCUMENT_BUCKET). */
+  documentBucket: string;
+  /** Every STRIPE instruction of the staged account, verified (see stripeInstructionsOf). */
+  verifiedInstructions?: VerifiedInstruction[];
+}
+
+export type CreateAccountOutcome =
+  | { outcome: 'created'; external_account_number: string; platform_account_number: string }
+  | { outcome: 'dry_run_succeeded'; external_account_number: string; platform_account_number: string }
+  /** A 400 (or the 404 of a process with nothing staged): the error the process call answers. */
+  | { outcome: 'refused'; error: AppError };
+
+const EVENTS = {
+  processed: 'EVENT_ACCOUNT_IMPORT_PROCESS_PROCESSED',
+  errored: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
+  dryRunSucceeded: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_SUCCEEDED',
+  dryRunErrored: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_ERRORED',
+} as const;
+
+const DAY_MS = 86_400_000;
+const nextDay = (isoDate: string) => new Date(Date.parse(`${isoDate}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+const minDate = (dates: string[]) =>
+  dates.reduce<string | undefined>((m, d) => (m === undefined || d < m ? d : m), undefined);
+
+/** The STRIPE instructions of a staged account the job must verify with the vendor before creating it. */
+export function stripeInstructionsOf(a: EnergyAccount): { index: number; reference: string }[] {
+  return (a.payment_instructions ?? []).flatMap((p, index) =>
+    p.vendor === 'STRIPE' ? [{ index, reference: p.reference }] : [],
+  );
+}
+
+/** The staged account of a process, parsed (for the job to verify its STRIPE instructions first). */
+export async function readStagedAccount(
+  db: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<EnergyAccount | undefined> {
+  const staged = await repo.findStagedPayload(db, supplierCode, externalAccountNumber);
+  return staged === null || staged === undefined ? undefined : parseOrThrow(EnergyAccountSchema, staged);
+}
+
+/**
+ * Creates the account of a staged process inside the caller's transaction `tx`, at `now`: its
+ * number, statement periods (the open one from the day after last_statement_closing_date), current
+ * and historical transactions, notes, statements, payment instructions and meter points; then marks
+ * the process PROCESSED (IMPORTED for the v1 reads) with an event. The staged data is checked again
+ * first, with what may have changed since it was staged (a product removed, a meter point taken, the
+ * supplier paused): a refusal marks the process ERRORED and is returned, not thrown. A dry run does
+ * all of it, then keeps nothing but the process's DRY_RUN_* status and event. A process that already
+ * has its account is refused with account_import_process_already_imported: creating twice makes one.
+ */
+export async function createAccount(tx: Sql, input: CreateAccountInput, now: Date): Promise<CreateAccountOutcome> {
+  const process = await repo.lockProcess(tx, input.supplierCode, input.externalAccountNumber);
+  if (!process || process.payload === null) {
+    return {
+      outcome: 'refused',
+      error: new NotFoundError(
+        'account_not_found',
+        'No staged account data for this import supplier and external account number.',
+      ),
+    };
+  }
+  if (process.platformAccountNumber !== null) {
+    return {
+      outcome: 'refused',
+      error: new AlreadyImportedError(input.externalAccountNumber, process.platformAccountNumber),
+    };
+  }
+  await tx.query('SAVEPOINT create_account');
+  let created: { platformAccountNumber: string };
+  try {
+    created = await createFromStaged(tx, process, input, now);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    await tx.query('ROLLBACK TO SAVEPOINT create_account');
+    await repo.markRefused(tx, process.id, input.dryRun, latestError(err), now);
+    await repo.recordEvent(tx, process.id, input.dryRun ? EVENTS.dryRunErrored : EVENTS.errored, now, latestError(err));
+    return { outcome: 'refused', error: err };
+  }
+  const answer = {
+    external_account_number: input.externalAccountNumber,
+    platform_account_number: created.platformAccountNumber,
+  };
+  if (input.dryRun) {
+    await tx.query('ROLLBACK TO SAVEPOINT create_account');
+    await repo.markDryRunSucceeded(tx, process.id, now);
+    await repo.recordEvent(tx, process.id, EVENTS.dryRunSucceeded, now, null);
+    return { outcome: 'dry_run_succeeded', ...answer };
+  }
+  await tx.query('RELEASE SAVEPOINT create_account');
+  await repo.recordEvent(tx, process.id, EVENTS.processed, now, {
+    platform_account_number: created.platformAccountNumber,
+  });
+  return { outcome: 'created', ...answer };
+}
+
+/** {code, detail, domain} of a refusal, as the v2 status reports it. */
+function latestError(err: ValidationError): { code: string; detail: string; domain: string } {
+  const first: FieldError | undefined = err.errors[0];
+  return {
+    code: first?.code ?? err.code,
+    detail: first ? `${first.attr}: ${first.detail}` : err.message,
+    domain: 'import_process',
+  };
+}
+
+async function createFromStaged(
+  tx: Sql,
+  process: repo.LockedProcess,
+  input: CreateAccountInput,
+  now: Date,
+): Promise<{ platformAccountNumber: string }> {
+  if (process.supplierStatus !== 'Ongoing') throw migrationNotOngoing(input.supplierCode, process.supplierStatus);
+  const staged = parseOrThrow(EnergyAccountSchema, process.payload);
+  const a: EnergyAccount =
+    input.operationsTeamName === undefined ? staged : { ...staged, operations_team_name: input.operationsTeamName };
+  const errors = await checkAgainstDatabase(tx, a);
+  if (errors.length > 0) throw new ValidationError(errors, `${errors[0]!.attr}: ${errors[0]!.detail}`);
+
+  const platformAccountNumber = await freePlatformAccountNumber(tx);
+  const accountId = await repo.insertAccount(tx, process.id, platformAccountNumber, now);
+
+  // Meter points first: one live account per meter point and supplier, decided by the primary key, so
+  // an account created meanwhile by another transaction makes this one refuse instead of doubling it.
+  const points = meterPointsOf(a);
+  const claimed = await repo.claimMeterPoints(tx, input.supplierCode, accountId, points);
+  const lost = points.filter((p) => !claimed.has(p.identifier));
+  if (lost.length > 0) {
+    throw new ValidationError(
+      lost.map((p) => ({
+        attr: p.path.join('.'),
+        code: 'supply_point_already_on_live_account',
+        detail: `Meter point ${p.identifier} is already supplied on another live account of this supplier.`,
+      })),
+      'A meter point is already supplied on another live account of this supplier.',
+    );
+  }
+
+  const ledger = ledgerOf(a);
+  const openFrom = ledger.closingDate
+    ? nextDay(ledger.closingDate)
+    : (minDate([...ledger.current.map((t) => t.transaction_date), now.toISOString().slice(0, 10)]) as string);
+  if (ledger.closingDate) {
+    const closedFrom = minDate([
+      ...ledger.historical.map((t) => t.transaction_date),
+      ...(a.statements ?? []).map((s) => s.bill_period_from_date),
+      ledger.closingDate,
+    ]) as string;
+    await repo.insertStatementPeriod(tx, accountId, closedFrom, ledger.closingDate, false);
+  }
+  await repo.insertStatementPeriod(tx, accountId, openFrom, null, true);
+
+  const rows: NewTransaction[] = [...ledger.historical, ...ledger.current].map((t) => ({
+    transactionId: t.transaction_id,
+    transactionDate: t.transaction_date,
+    originalDate: null,
+    description: null,
+    submitted: toTransactionData(t),
+  }));
+  await insertTransactions(tx, [{ accountId, requestId: input.requestId, rows }]);
+
+  await insertNotes(tx, accountId, notesOf(a, now, input.documentBucket, process.documentRoot));
+  await repo.insertStatements(
+    tx,
+    accountId,
+    (a.statements ?? []).map((s) => ({
+      ...s,
+      storage_location:
+        s.statement_path === undefined
+          ? null
+          : resolveDocumentLocation(input.documentBucket, process.documentRoot, s.statement_path),
+    })),
+  );
+  await repo.insertPaymentInstructions(tx, accountId, instructionsOf(a, input.verifiedInstructions ?? []));
+  await repo.markProcessed(tx, process.id, a.operations_team_name ?? null, now);
+  return { platformAccountNumber };
+}
+
+function notesOf(a: EnergyAccount, now: Date, bucket: string, documentRoot: string): NewNote[] {
+  // Whole seconds, as the notes endpoint stores them.
+  const second = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
+  return (a.notes ?? []).map((n) => ({
+    body: n.body ?? null,
+    documents: (n.document_paths ?? []).map(({ document_path }) => ({
+      document_path,
+      location: resolveDocumentLocation(bucket, documentRoot, document_path),
+    })),
+    createdAt: second(n.created_at ?? now),
+    isPinned: n.is_pinned ?? false,
+    unpinAt: n.unpin_at ? second(n.unpin_at) : null,
+    isArchived: n.is_archived ?? false,
+    externalId: n.external_id ?? null,
+  }));
+}
+
+/**
+ * The account's payment instructions as stored: the last one listed is the active one (an account has
+ * at most one), the earlier ones are kept inactive. A STRIPE one must come verified by the job.
+ */
+function instructionsOf(a: EnergyAccount, verified: VerifiedInstruction[]): repo.NewInstruction[] {
+  const list = a.payment_instructions ?? [];
+  return list.map((p, i) => {
+    const check = verified.find((v) => v.index === i);
+    if (p.vendor === 'STRIPE' && !check) {
+      throw new Error(`payment_instructions.${i}: a STRIPE instruction must be verified with the vendor first`);
+    }
+    return {
+      vendor: p.vendor,
+      reference: p.reference,
+      type: p.type,
+      vendorDetails: check?.vendorDetails ?? {},
+      isActive: i === list.length - 1,
+      validFrom: p.valid_from ?? null,
+      useForScheduledPayments: p.use_for_scheduled_payments ?? null,
+    };
+  });
+}
+
+/**
+ * A platform account number no account has, as `admin` allocates them: `A-` and 32 random bits,
+ * looked up before use (inside the transaction; a concurrent insert of the same number fails on the
+ * unique index rather than producing a duplicate). A number is never reused: accounts are never deleted.
+ */
+async function freePlatformAccountNumber(tx: Sql): Promise<string> {
+  // Bounded: a free number is all but certain on the first draw; ten taken in a row means something is wrong.
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const candidate = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
+    if (!(await repo.isPlatformAccountNumberTaken(tx, candidate))) return candidate;
+  }
+  throw new Error('no free platform account number after 10 draws');
+}
