@@ -1,0 +1,101 @@
+// The account-creation process's status as the jobs, the v2 schedule and operators move it (the creation's
+// own statements are in account-import.repository.ts). Every transition records an event.
+import type { Sql } from '../platform/db';
+import type { ValidationError } from '../platform/errors';
+import { markRefused, recordEvent } from './account-import.repository';
+
+export const CREATION_EVENTS = {
+  scheduled: 'EVENT_ACCOUNT_IMPORT_PROCESS_SCHEDULED',
+  started: 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED',
+  errored: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
+  dryRunErrored: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_ERRORED',
+  cancelled: 'EVENT_ACCOUNT_IMPORT_PROCESS_CANCELLED',
+} as const;
+
+/**
+ * A job begins: IN_PROGRESS on both status columns (the v1 reads' `state` and the v2 `status`), unless
+ * the process has its account, was cancelled, or is IN_PROGRESS already (a retried job).
+ */
+export async function markStarted(db: Sql, supplierCode: string, externalAccountNumber: string, now: Date) {
+  const { rows } = await db.query<{ id: number }>(
+    `UPDATE account_import_processes p
+        SET state = 'IN_PROGRESS', status = 'IN_PROGRESS', modified_at = $3
+      WHERE supplier_code = $1 AND external_account_number = $2
+        AND status NOT IN ('IN_PROGRESS', 'CANCELLED', 'PROCESSED')
+        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
+      RETURNING id`,
+    [supplierCode, externalAccountNumber, now],
+  );
+  if (rows[0]) await recordEvent(db, rows[0].id, CREATION_EVENTS.started, now, null);
+}
+
+/** The process row, locked until the transaction ends, with its v2 status. */
+export async function lockStatus(
+  tx: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<{ id: number; status: string } | undefined> {
+  const { rows } = await tx.query<{ id: number; status: string }>(
+    `SELECT id, status::text AS status FROM account_import_processes
+      WHERE supplier_code = $1 AND external_account_number = $2 FOR UPDATE`,
+    [supplierCode, externalAccountNumber],
+  );
+  return rows[0];
+}
+
+/** A creation refused before it began (window passed, a card of another organisation): ERRORED with the reason. */
+export async function markRefusedBeforeCreation(
+  tx: Sql,
+  processId: number,
+  dryRun: boolean,
+  err: ValidationError,
+  now: Date,
+): Promise<void> {
+  const first = err.errors[0];
+  const latest = { code: first?.code ?? err.code, detail: first?.detail ?? err.message, domain: 'import_process' };
+  await markRefused(tx, processId, dryRun, latest, now);
+  await recordEvent(tx, processId, dryRun ? CREATION_EVENTS.dryRunErrored : CREATION_EVENTS.errored, now, latest);
+}
+
+/** A v2 schedule: PENDING with its window and dry-run flag; the event names the request that follows it. */
+export async function markScheduled(
+  tx: Sql,
+  processId: number,
+  schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date; resultId: string },
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `UPDATE account_import_processes
+        SET status = 'PENDING', is_dry_run = $2, schedule_window_start = $3, schedule_window_end = $4,
+            latest_error = NULL, modified_at = $5
+      WHERE id = $1`,
+    [processId, schedule.dryRun, schedule.windowStart, schedule.windowEnd, now],
+  );
+  await recordEvent(tx, processId, CREATION_EVENTS.scheduled, now, {
+    request_id: schedule.resultId,
+    is_dry_run: schedule.dryRun,
+    schedule_window_start: schedule.windowStart.toISOString(),
+    schedule_window_end: schedule.windowEnd.toISOString(),
+  });
+}
+
+/**
+ * An operator cancels a PENDING creation: CANCELLED, so its job, when it starts, creates nothing.
+ * Answers whether the process was PENDING (only a PENDING one can be cancelled).
+ */
+export async function cancelPending(
+  db: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+  now: Date,
+): Promise<boolean> {
+  const { rows } = await db.query<{ id: number }>(
+    `UPDATE account_import_processes SET status = 'CANCELLED', modified_at = $3
+      WHERE supplier_code = $1 AND external_account_number = $2 AND status = 'PENDING'
+      RETURNING id`,
+    [supplierCode, externalAccountNumber, now],
+  );
+  if (!rows[0]) return false;
+  await recordEvent(db, rows[0].id, CREATION_EVENTS.cancelled, now, null);
+  return true;
+}
