@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { JOBS, producerConnection } from '../../shared/platform/jobs';
+import { JOBS } from '../../shared/platform/jobs';
 import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
+import { openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
 import { until } from '../helpers/until';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import type { Tenant, TestApp } from '../helpers/app';
 import {
   envelope,
   importedAccount,
@@ -24,8 +24,7 @@ describe('transaction import jobs in the worker', () => {
   let killer: Client;
 
   beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
-    tenant = await createTenant(app);
+    ({ app, tenant } = await startTenantApp({}, { workers: true }));
     holder = new Client({ connectionString: app.config.DATABASE_URL });
     killer = new Client({ connectionString: app.config.DATABASE_URL });
     await Promise.all([holder.connect(), killer.connect()]);
@@ -87,10 +86,7 @@ describe('transaction import jobs in the worker', () => {
   it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
     // A job queued by an older release (no version, the body as sent) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
-    const queue = new Queue(JOBS.importTransactions.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
-    });
+    const queue = openTransactionsQueue(app);
     const queueAsOlderRelease = async (request: unknown) => {
       const id = randomUUID();
       const organisationId = organisationOf(tenant);
