@@ -28,7 +28,7 @@ export interface CreateAccountInput {
   operationsTeamName?: string;
   dryRun: boolean;
   /** Stored with each transaction, as the transactions endpoint stores its request's id. */
-  requestId: string;
+  resultId: string;
   /** Object storage bucket of notes' and statements' documents (config DOCUMENT_BUCKET). */
   documentBucket: string;
   /** Every STRIPE instruction of the staged account, verified (see stripeInstructionsOf). */
@@ -188,7 +188,7 @@ async function createFromStaged(
     description: null,
     submitted: toTransactionData(t),
   }));
-  await insertTransactions(tx, [{ accountId, requestId: input.requestId, rows }]);
+  await insertTransactions(tx, [{ accountId, resultId: input.resultId, rows }]);
 
   await insertNotes(tx, accountId, notesOf(a, now, input.documentBucket, process.documentRoot));
   await repo.insertStatements(

@@ -40,7 +40,7 @@ describe('createAccount', () => {
     supplierCode: tenant.supplier,
     externalAccountNumber: number,
     dryRun: false,
-    requestId: `req-${uniqueSuffix()}`,
+    resultId: `req-${uniqueSuffix()}`,
     documentBucket: 'docs-bucket',
     ...extra,
   });

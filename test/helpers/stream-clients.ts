@@ -10,7 +10,7 @@ export interface StalledDownload {
 }
 
 /** Inserts `rows` staged processes for `supplier`: 100,000 make ~12 MB of list, more than every buffer on the way. */
-export async function seedProcesses(app: Pick<TestApp, 'db'>, supplier: string, rows: number): Promise<void> {
+export async function createImportProcesses(app: Pick<TestApp, 'db'>, supplier: string, rows: number): Promise<void> {
   await app.db.pool.query(
     `INSERT INTO account_import_processes (supplier_code, external_account_number, state)
      SELECT $1, 'EXT-' || lpad(n::text, 7, '0'), 'STAGED' FROM generate_series(1, $2::int) AS n`,

@@ -7,7 +7,12 @@ import { createStaffUser } from '../../shared/staff/staff.use-cases';
 import { StaffClient } from '../staff/staff-app';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { testConfig, uniqueSuffix } from '../helpers/context';
-import { seedProcesses, stalledDownload, tricklingDownload, type StalledDownload } from '../helpers/stream-clients';
+import {
+  createImportProcesses,
+  stalledDownload,
+  tricklingDownload,
+  type StalledDownload,
+} from '../helpers/stream-clients';
 import { until } from '../helpers/until';
 
 const LIST_ROWS = 100_000;
@@ -60,7 +65,7 @@ describe('two organisations stalling three downloads each', () => {
 
   it('leave a third organisation its list and reconciliation, and support staff their CSV download', async () => {
     const hogs = [await createTenant(app), await createTenant(app)];
-    for (const hog of hogs) await seedProcesses(app, hog.supplier, LIST_ROWS);
+    for (const hog of hogs) await createImportProcesses(app, hog.supplier, LIST_ROWS);
     const third = await createTenant(app, {
       accounts: [{ external_account_number: 'C-1', state: 'imported', open_statement_from: '2026-11-01' }],
     });
@@ -101,7 +106,7 @@ describe('organisations holding every organisation slot', () => {
     const app = await startTestApp({ LIST_STREAMS_PER_PROCESS: '1' }, { streams });
     const hog = await createTenant(app);
     const other = await createTenant(app, { accounts: [{ external_account_number: 'D-1', state: 'staged' }] });
-    await seedProcesses(app, hog.supplier, LIST_ROWS);
+    await createImportProcesses(app, hog.supplier, LIST_ROWS);
     const stall = stalledDownload(app.api.port, listPath(hog), auth(hog));
     try {
       expect(await stall.status).toBe(200);
@@ -134,8 +139,8 @@ describe('a list download whose client trickles', () => {
     const [slow, fast] = [await createTenant(app), await createTenant(app)];
     // ~30 MB, twice what the client reads before the cut plus what the buffers hold; were it not cut,
     // its body would end complete.
-    await seedProcesses(app, slow.supplier, 250_000);
-    await seedProcesses(app, fast.supplier, 20_000);
+    await createImportProcesses(app, slow.supplier, 250_000);
+    await createImportProcesses(app, fast.supplier, 20_000);
     const trickle = tricklingDownload(app.api.port, listPath(slow), auth(slow), 1024 * 1024);
     try {
       expect(await trickle.status).toBe(200);

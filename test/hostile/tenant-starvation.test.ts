@@ -3,7 +3,7 @@
 // statement time-out), and a request that finds no free connection is answered 503, never left hanging.
 import { createStreamSlots, type StreamSlots } from '../../api/streaming';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
-import { seedProcesses, stalledDownload as stalledAt, type StalledDownload } from '../helpers/stream-clients';
+import { createImportProcesses, stalledDownload as stalledAt, type StalledDownload } from '../helpers/stream-clients';
 import { until } from '../helpers/until';
 
 /** Enough rows (~12 MB of JSON) that a client that stops reading fills every buffer on the way. */
@@ -30,7 +30,7 @@ describe('stalled list downloads of one organisation', () => {
     victim = await createTenant(app, {
       accounts: [{ external_account_number: 'B-1', state: 'imported', open_statement_from: '2026-11-01' }],
     });
-    await seedProcesses(app, hog.supplier, LIST_ROWS);
+    await createImportProcesses(app, hog.supplier, LIST_ROWS);
   });
   afterAll(async () => {
     for (const d of downloads) d.socket.destroy();
@@ -87,7 +87,7 @@ describe('a list download whose client stops reading', () => {
     const streams = createStreamSlots((await import('../helpers/context')).testConfig(overrides));
     const app = await startTestApp(overrides, { streams });
     const tenant = await createTenant(app);
-    await seedProcesses(app, tenant.supplier, LIST_ROWS);
+    await createImportProcesses(app, tenant.supplier, LIST_ROWS);
     return { app, tenant, streams };
   };
 

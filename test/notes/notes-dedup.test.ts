@@ -1,14 +1,12 @@
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import { createTenantWithAccounts, importAccount, postNotes, storedNotes } from './notes.fixture';
 
 describe('POST /v1/data-import/notes/create/ — a note is created only once', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenantWithAccounts(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({}, {}, createTenantWithAccounts)));
   afterAll(() => app.close());
 
   const post = (number: string, notes: unknown[]) =>

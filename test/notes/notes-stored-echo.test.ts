@@ -4,7 +4,8 @@
 // echo sent back finds the same note.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import { createTenantWithAccounts, importAccount, postNotes, storedNotes } from './notes.fixture';
 
 const SPEC_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -13,10 +14,7 @@ describe('POST /v1/data-import/notes/create/ — answers show the stored note', 
   let app: TestApp;
   let tenant: Tenant;
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenantWithAccounts(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({}, {}, createTenantWithAccounts)));
   afterAll(() => app.close());
 
   const post = (number: string, notes: unknown[]) =>

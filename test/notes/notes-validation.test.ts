@@ -1,4 +1,5 @@
-import { request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { request, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
 import { createTenantWithAccounts, importAccount, NOTES_PATH, postNotes, storedNotes } from './notes.fixture';
 
 describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
@@ -7,8 +8,7 @@ describe('POST /v1/data-import/notes/create/ — refused payloads', () => {
   let account: { number: string; id: number };
 
   beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenantWithAccounts(app);
+    ({ app, tenant } = await startTenantApp({}, {}, createTenantWithAccounts));
     account = await importAccount(app, tenant);
   });
   afterAll(() => app.close());

@@ -1,9 +1,10 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { UnavailableError } from '../../shared/platform/errors';
-import { blockingConnection, producerConnection } from '../../shared/platform/queues';
+import { blockingConnection } from '../../shared/platform/queues';
 import { storeAnswerIfPending } from '../../shared/requests/request-result.repository';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
-import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
+import { request, type Tenant, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
 import {
   envelope,
@@ -21,10 +22,7 @@ describe('a queued request whose job failed without storing an answer', () => {
   let tenant: Tenant;
   let workers: RunningWorkers | undefined;
 
-  beforeAll(async () => {
-    app = await startTestApp({ RESULT_WAIT_MS: '300' });
-    tenant = await createTenant(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' })));
   afterAll(async () => {
     await workers?.stop();
     await app.close();
@@ -102,10 +100,7 @@ describe('a queued request whose job failed without storing an answer', () => {
     );
 
     workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
-    const queue = new Queue(transactionImportJob.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
-    });
+    const queue = openTransactionsQueue(app);
     try {
       await until('the no-op job to complete', async () =>
         (await (await queue.getJob(row!.id))?.getState()) === 'completed' ? true : undefined,

@@ -7,6 +7,7 @@ import { purgeExpiredAnswers } from '../../shared/requests/purge-answers';
 import { storeAnswerIfPending, findResult } from '../../shared/requests/request-result.repository';
 import { ValidationError } from '../../shared/platform/errors';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
+import { openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { testConfig } from '../helpers/context';
 import { until } from '../helpers/until';
@@ -35,8 +36,8 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
   let workers: RunningWorkers | undefined;
 
   beforeAll(async () => {
-    app = await startTestApp({ RESULT_WAIT_MS: '300' });
-    [tenant, other] = [await createTenant(app), await createTenant(app)];
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' }));
+    other = await createTenant(app);
   });
   afterAll(async () => {
     await workers?.stop();
@@ -64,10 +65,7 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
     expect(stillPending.headers.get('retry-after')).toBe('2');
 
     // The job carries the validated request (no unknown fields), its payload version, and a bounded failed-job count.
-    const queue = new Queue(transactionImportJob.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
-    });
+    const queue = openTransactionsQueue(app);
     try {
       const job = await queue.getJob(row!.id);
       expect(job?.data.version).toBe(transactionImportJob.payload.version);

@@ -1,4 +1,5 @@
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import type { Tenant, TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
 import { createTenantWithAccounts, importAccount, postStatements, storedStatements } from './statements.fixture';
 
 describe('POST /v1/data-import/historical-statements/create/ — refused payloads and accounts', () => {
@@ -7,8 +8,7 @@ describe('POST /v1/data-import/historical-statements/create/ — refused payload
   let account: { number: string; id: number };
 
   beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenantWithAccounts(app);
+    ({ app, tenant } = await startTenantApp({}, {}, createTenantWithAccounts));
     account = await importAccount(app, tenant);
   });
   afterAll(() => app.close());

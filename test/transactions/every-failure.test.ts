@@ -2,8 +2,8 @@
 // one, whichever check each fails: the field checks (API) or the stored-data checks (open period,
 // product catalogue, already present), which the API also runs when field checks fail. Never queued.
 import { Queue } from 'bullmq';
-import { producerConnection } from '../../shared/platform/queues';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { countJobs, openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import {
   envelope,
   importedAccount,
@@ -44,20 +44,16 @@ describe('a 400 lists every failing transaction, whatever check it fails', () =>
   let queue: Queue;
 
   beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
-    tenant = await createTenant(app);
+    ({ app, tenant } = await startTenantApp({}, { workers: true }));
     account = await importedAccount(app, tenant);
-    queue = new Queue(transactionImportJob.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
-    });
+    queue = openTransactionsQueue(app);
   });
   afterAll(async () => {
     await queue.close();
     await app.close();
   });
 
-  const jobCount = async () => Object.values(await queue.getJobCounts()).reduce((a, b) => a + b, 0);
+  const jobCount = () => countJobs(queue);
 
   /** Posts with force_add_to_current_statement=false; proves nothing was queued, stored or written. */
   async function rejected(on: TestAccount, items: Item[]) {

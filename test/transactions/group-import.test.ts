@@ -10,7 +10,8 @@ import { createOrFindPending, findResult } from '../../shared/requests/request-r
 import { toTransactionImportJson } from '../../shared/transactions/transaction.job-payload';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
 import { QueuedJobRunner } from '../../shared/requests/queued-job';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import {
   envelope,
   importedAccount,
@@ -39,10 +40,7 @@ describe('group commit of transaction imports (worker)', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    tenant = await createTenant(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp()));
   afterAll(() => app.close());
 
   /** A pending request and the job the API would queue for it; `edit` changes the job's payload JSON. */

@@ -1,4 +1,5 @@
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import {
   envelope,
   importedAccount,
@@ -15,10 +16,7 @@ describe('POST /v1/data-import/transactions/create/ (API and workers)', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
-    tenant = await createTenant(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({}, { workers: true })));
   afterAll(() => app.close());
 
   it("imports the contract's example payload and echoes every transaction with decimals as strings", async () => {

@@ -5,9 +5,10 @@
 // enough that no lock lapses and no job runs twice. So that jobs surely outlive a lock however fast the
 // machine is, the test itself holds the two accounts' rows until the workers have renewed their locks.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startTenantApp } from '../helpers/tenant-app';
 import { until } from '../helpers/until';
 import { WORKER_LOCK_OPTIONS } from '../../shared/platform/queues';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import type { Tenant, TestApp } from '../helpers/app';
 import { envelope, importedAccount, payment, postTransactions, storedTransactions } from './transactions.fixture';
 
 const REQUESTS = 32;
@@ -20,8 +21,10 @@ describe('job locks under load', () => {
 
   beforeAll(async () => {
     // Jobs are held on purpose while requests keep arriving: no answer may be shed for want of a connection.
-    app = await startTestApp({ RESULT_WAIT_MS: '120000', DB_ACQUIRE_TIMEOUT_MS: '120000' }, { workers: true });
-    tenant = await createTenant(app);
+    ({ app, tenant } = await startTenantApp(
+      { RESULT_WAIT_MS: '120000', DB_ACQUIRE_TIMEOUT_MS: '120000' },
+      { workers: true },
+    ));
   });
   afterAll(() => app.close());
 

@@ -1,5 +1,6 @@
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
 import {
   envelope,
@@ -16,10 +17,7 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
   let tenant: Tenant;
   let workers: RunningWorkers | undefined;
 
-  beforeAll(async () => {
-    app = await startTestApp({ RESULT_WAIT_MS: '200' });
-    tenant = await createTenant(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '200' })));
   afterAll(async () => {
     await workers?.stop();
     await app.close();

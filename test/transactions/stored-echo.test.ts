@@ -5,17 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction } from '../../shared/platform/db';
 import { importTransactionGroup } from '../../shared/transactions/import-group';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import { envelope, importedAccount, payment, postTransactions, storedTransactions } from './transactions.fixture';
 
 describe('POST /v1/data-import/transactions/create/ — an existing transaction is echoed as stored', () => {
   let app: TestApp;
   let tenant: Tenant;
 
-  beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
-    tenant = await createTenant(app);
-  });
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({}, { workers: true })));
   afterAll(() => app.close());
 
   it('answers a resend with another amount and type with the stored transaction and matches_stored: false', async () => {

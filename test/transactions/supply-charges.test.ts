@@ -1,7 +1,8 @@
 // The contract's catalogue checks on SUPPLY_CHARGE (product exists, rate band and price match the
 // product's rate for the period, no overlap with an already charged period), answered by the worker.
 import { applyFile } from '../../shared/admin/apply.use-case';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { startTenantApp } from '../helpers/tenant-app';
+import type { Tenant, TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 import {
   envelope,
@@ -18,8 +19,7 @@ describe('SUPPLY_CHARGE transactions against the product catalogue', () => {
   const product = `PRODUCT-${uniqueSuffix()}`;
 
   beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
-    tenant = await createTenant(app);
+    ({ app, tenant } = await startTenantApp({}, { workers: true }));
     await applyFile(app.db, {
       products: [
         {

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
-import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import { countJobs, openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
+import { createTenant, request, type Tenant, type TestApp } from '../helpers/app';
 import { applyFile } from '../../shared/admin/apply.use-case';
-import { producerConnection } from '../../shared/platform/queues';
 import {
   envelope,
   futureDay,
@@ -25,23 +25,16 @@ describe('POST /v1/data-import/transactions/create/ rejections that never reach 
   let queue: Queue;
 
   beforeAll(async () => {
-    app = await startTestApp({ MAX_ITEMS_PER_REQUEST: String(MAX_ITEMS) }, { workers: true });
-    tenant = await createTenant(app);
+    ({ app, tenant } = await startTenantApp({ MAX_ITEMS_PER_REQUEST: String(MAX_ITEMS) }, { workers: true }));
     account = await importedAccount(app, tenant);
-    queue = new Queue(transactionImportJob.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
-    });
+    queue = openTransactionsQueue(app);
   });
   afterAll(async () => {
     await queue.close();
     await app.close();
   });
 
-  const jobCount = async () => {
-    const counts = await queue.getJobCounts();
-    return Object.values(counts).reduce((a, b) => a + b, 0);
-  };
+  const jobCount = () => countJobs(queue);
 
   /** Posts, then proves the request left no stored result, no job and no transaction behind. */
   async function rejected(body: unknown, opts: Parameters<typeof postTransactions>[3] = {}) {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
-import { producerConnection } from '../../shared/platform/queues';
 import { createOrFindPending, findResult } from '../../shared/requests/request-result.repository';
+import { openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
 import { until } from '../helpers/until';
-import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
+import type { Tenant, TestApp } from '../helpers/app';
 import {
   envelope,
   importedAccount,
@@ -26,8 +25,7 @@ describe('transaction import jobs in the worker', () => {
 
   beforeAll(async () => {
     // Retries one millisecond apart: the attempts are what is tested, not BullMQ's back-off.
-    app = await startTestApp({}, { workers: true, jobBackoff: { type: 'fixed', delay: 1 } });
-    tenant = await createTenant(app);
+    ({ app, tenant } = await startTenantApp({}, { workers: true, jobBackoff: { type: 'fixed', delay: 1 } }));
     holder = new Client({ connectionString: app.config.DATABASE_URL });
     killer = new Client({ connectionString: app.config.DATABASE_URL });
     await Promise.all([holder.connect(), killer.connect()]);
@@ -89,10 +87,7 @@ describe('transaction import jobs in the worker', () => {
   it('judges a job queued under another payload version by the request rules again and stores their 400 instead of importing it', async () => {
     // A job queued by an older release (no version, the body as sent, the old envelope) is not trusted to be valid.
     const account = await importedAccount(app, tenant);
-    const queue = new Queue(transactionImportJob.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
-    });
+    const queue = openTransactionsQueue(app);
     const queueAsOlderRelease = async (request: unknown) => {
       const id = randomUUID();
       const organisationId = organisationOf(tenant);
