@@ -4,7 +4,7 @@
 // (1: refused or failed; 2: the command line itself is wrong). Migrates first when migrations are
 // pending, so a fresh database works and a migrated one costs one read.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { hasPendingMigrations, migrate } from '../prisma/migrate';
+import { hasPendingMigrations, migrate, schemaProblem } from '../prisma/migrate';
 import { applyAccountFile, type AccountFileReport } from '../shared/admin/account-file.use-case';
 import { putAccount, listAccounts, showAccount } from '../shared/admin/accounts.use-cases';
 import { applyJsonFile } from '../shared/admin/apply.use-case';
@@ -361,8 +361,13 @@ async function main(argv: string[]): Promise<number> {
   let db: Database | undefined;
   try {
     const config = loadConfig();
-    await checkPostgres(config.DATABASE_URL);
-    if (await hasPendingMigrations(config.DATABASE_URL)) await migrate(config.DATABASE_URL);
+    // As the service: migrate first (creating a missing database), or with MIGRATE_ON_START=false
+    // (a runtime role) only check that the schema is this build's.
+    await checkPostgres(config.DATABASE_URL, { mayBeMissing: config.MIGRATE_ON_START });
+    if (!config.MIGRATE_ON_START) {
+      const problem = await schemaProblem(config.DATABASE_URL);
+      if (problem !== undefined) throw new Error(problem);
+    } else if (await hasPendingMigrations(config.DATABASE_URL)) await migrate(config.DATABASE_URL);
     db = createDatabase({ ...config, DB_POOL_SIZE: 2 });
     const result = await cli.command.run(db, cli.args, cli.values);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
