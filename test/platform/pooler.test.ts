@@ -24,6 +24,8 @@ const raceDb = `${testDb}_race_${suffix}`;
 const migrateDb = `${testDb}_migrate_${suffix}`;
 const roleDb = `${testDb}_roles_${suffix}`;
 const emptyDb = `${testDb}_empty_${suffix}`;
+// Listed by the pooler but never created on the server.
+const absentDb = `${testDb}_absent_${suffix}`;
 const RUNTIME = `dit_runtime_${suffix}`;
 
 /** The grants of the runtime role, as docs/deployment.md "Roles" gives them. */
@@ -106,7 +108,10 @@ beforeAll(async () => {
     await c.query(`CREATE ROLE "${RUNTIME}" LOGIN`);
   });
   // Only these databases: not `postgres`, so nothing may depend on reaching it.
-  bouncer = await startPgBouncer({ roles: [OWNER, RUNTIME], databases: [testDb, raceDb, migrateDb, roleDb, emptyDb] });
+  bouncer = await startPgBouncer({
+    roles: [OWNER, RUNTIME],
+    databases: [testDb, raceDb, migrateDb, roleDb, emptyDb, absentDb],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -363,6 +368,12 @@ describe('start-up errors say what is wrong', () => {
   it('says "not reachable" and how to start PostgreSQL only when nothing answers', async () => {
     await expect(checkPostgres('postgresql://postgres@127.0.0.1:1/x')).rejects.toThrow(
       /PostgreSQL is not reachable at .+ECONNREFUSED.+: start it with/,
+    );
+  });
+
+  it('says how to create a missing database when the pooler serves no `postgres` database to create it through', async () => {
+    await expect(migrate(bouncer.url(absentDb))).rejects.toThrow(
+      /database "\w+_absent_\w+" does not exist, and creating it through the server's "postgres" database failed \(.*postgres.*\): create it as its owner/,
     );
   });
 
