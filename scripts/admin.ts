@@ -2,7 +2,8 @@
 // Parses the command line and calls a use-case in shared/admin; the use-case validates. Prints one
 // JSON document on stdout (help is text); on failure prints the error on stderr and exits non-zero
 // (1: refused or failed; 2: the command line itself is wrong). Migrates first when migrations are
-// pending, so a fresh database works and a migrated one costs one read.
+// pending, so a fresh database works and a migrated one costs one read (with MIGRATE_ON_START=false
+// it only checks that none is pending, as the service does).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { hasPendingMigrations, migrate, schemaProblem } from '../prisma/migrate';
 import { applyAccountFile, type AccountFileReport } from '../shared/admin/account-file.use-case';
