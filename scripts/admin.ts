@@ -2,10 +2,11 @@
 // Parses the command line and calls a use-case in shared/admin; the use-case validates. Prints one
 // JSON document on stdout (help is text); on failure prints the error on stderr and exits non-zero
 // (1: refused or failed; 2: the command line itself is wrong). Migrates first when migrations are
-// pending, so a fresh database works and a migrated one costs one read. The commands themselves are
-// declared by group in scripts/admin/.
+// pending, so a fresh database works and a migrated one costs one read (with MIGRATE_ON_START=false
+// it only checks that none is pending, as the service does). The commands themselves are declared by
+// group in scripts/admin/.
 import { parseArgs } from 'node:util';
-import { hasPendingMigrations, migrate } from '../prisma/migrate';
+import { hasPendingMigrations, migrate, schemaProblem } from '../prisma/migrate';
 import { loadConfig } from '../shared/platform/config';
 import { createDatabase, type Database } from '../shared/platform/db';
 import { AppError, ValidationError } from '../shared/platform/errors';
@@ -109,8 +110,13 @@ async function main(argv: string[]): Promise<number> {
   let db: Database | undefined;
   try {
     const config = loadConfig();
-    await checkPostgres(config.DATABASE_URL);
-    if (await hasPendingMigrations(config.DATABASE_URL)) await migrate(config.DATABASE_URL);
+    // As the service: migrate first (creating a missing database), or with MIGRATE_ON_START=false
+    // (a runtime role) only check that the schema is this build's.
+    await checkPostgres(config.DATABASE_URL, { mayBeMissing: config.MIGRATE_ON_START });
+    if (!config.MIGRATE_ON_START) {
+      const problem = await schemaProblem(config.DATABASE_URL);
+      if (problem !== undefined) throw new Error(problem);
+    } else if (await hasPendingMigrations(config.DATABASE_URL)) await migrate(config.DATABASE_URL);
     db = createDatabase({ ...config, DB_POOL_SIZE: 2 });
     const result = await cli.command.run(db, cli.args, cli.values);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -1,8 +1,9 @@
-// `npm start`: the one-command default. Creates the database if missing and applies migrations once,
-// then supervises API_PROCESSES API children and WORKER_PROCESSES worker children (node:cluster: the
-// API children share the port). A child that dies is logged and restarted with a back-off; SIGTERM
-// stops every child gracefully. package.json runs it compiled (dist/scripts/start.js, built by
-// scripts/build.js) rather than through tsx, whose loader costs ~50 MB of memory in every process.
+// `npm start`: the one-command default. Creates the database if missing and applies migrations once
+// (with MIGRATE_ON_START=false it only checks that none is pending), then supervises API_PROCESSES API
+// children and WORKER_PROCESSES worker children (node:cluster: the API children share the port). A
+// child that dies is logged and restarted with a back-off; SIGTERM stops every child gracefully.
+// package.json runs it compiled (dist/scripts/start.js, built by scripts/build.js) rather than through
+// tsx, whose loader costs ~50 MB of memory in every process.
 import path from 'node:path';
 import { onShutdown, prepare } from '../shared/platform/process';
 import { supervise } from '../shared/platform/supervisor';

@@ -21,8 +21,11 @@ const OWNER = decodeURIComponent(new URL(testDatabaseUrl).username) || 'postgres
 const suffix = uniqueSuffix().toLowerCase();
 const testDb = new URL(testDatabaseUrl).pathname.slice(1);
 const raceDb = `${testDb}_race_${suffix}`;
+const migrateDb = `${testDb}_migrate_${suffix}`;
 const roleDb = `${testDb}_roles_${suffix}`;
 const emptyDb = `${testDb}_empty_${suffix}`;
+// Listed by the pooler but never created on the server.
+const absentDb = `${testDb}_absent_${suffix}`;
 const RUNTIME = `dit_runtime_${suffix}`;
 
 /** The grants of the runtime role, as docs/deployment.md "Roles" gives them. */
@@ -101,25 +104,63 @@ let bouncer: PgBouncer;
 
 beforeAll(async () => {
   await onDatabase(directUrl('postgres'), async (c) => {
-    for (const db of [raceDb, roleDb, emptyDb]) await c.query(`CREATE DATABASE "${db}"`);
+    for (const db of [raceDb, migrateDb, roleDb, emptyDb]) await c.query(`CREATE DATABASE "${db}"`);
     await c.query(`CREATE ROLE "${RUNTIME}" LOGIN`);
   });
   // Only these databases: not `postgres`, so nothing may depend on reaching it.
-  bouncer = await startPgBouncer({ roles: [OWNER, RUNTIME], databases: [testDb, raceDb, roleDb, emptyDb] });
+  bouncer = await startPgBouncer({
+    roles: [OWNER, RUNTIME],
+    databases: [testDb, raceDb, migrateDb, roleDb, emptyDb, absentDb],
+  });
 }, 60_000);
 
 afterAll(async () => {
   await bouncer?.stop();
   await onDatabase(directUrl('postgres'), async (c) => {
-    for (const db of [raceDb, roleDb, emptyDb]) await c.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+    for (const db of [raceDb, migrateDb, roleDb, emptyDb])
+      await c.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
     await c.query(`DROP ROLE IF EXISTS "${RUNTIME}"`);
   });
 }, 60_000);
 
 describe('migrating through PgBouncer in transaction mode', () => {
-  it('lets three processes migrate one fresh database at once: all succeed and each migration is applied once', async () => {
+  it('lets three API processes start on one fresh database at once: all serve and each migration is applied once', async () => {
     const names = (await listMigrations()).map((m) => m.name);
-    const runners = [1, 2, 3].map(() => run('prisma/migrate.ts', { DATABASE_URL: bouncer.url(raceDb) }));
+    // The default MIGRATE_ON_START: each replica migrates before it listens.
+    const replicas = [1, 2, 3].map((n) =>
+      run('api/main.ts', {
+        DATABASE_URL: bouncer.url(raceDb),
+        QUEUE_PREFIX: `{race-${suffix}-${n}}`,
+        PORT: '0',
+        HOST: '127.0.0.1',
+      }),
+    );
+    try {
+      const outcomes = await Promise.all(
+        replicas.map((r) =>
+          until(
+            'the replica to listen or exit',
+            () => (r.code !== undefined ? `exited ${r.code}: ${r.stderr}` : logLine(r, 'api listening') && 'listening'),
+            90_000,
+          ),
+        ),
+      );
+      expect(outcomes).toEqual(['listening', 'listening', 'listening']);
+    } finally {
+      for (const r of replicas) r.kill('SIGTERM');
+      await Promise.all(replicas.map((r) => r.exited));
+    }
+    const { rows } = await onDatabase(directUrl(raceDb), (c) =>
+      c.query<{ migration_name: string; n: number }>(
+        'SELECT migration_name, count(*)::int AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1',
+      ),
+    );
+    expect(rows).toEqual(names.map((name) => ({ migration_name: name, n: 1 })));
+  }, 120_000);
+
+  it('lets three `npm run migrate` processes race on one fresh database: each migration is applied by exactly one', async () => {
+    const names = (await listMigrations()).map((m) => m.name);
+    const runners = [1, 2, 3].map(() => run('prisma/migrate.ts', { DATABASE_URL: bouncer.url(migrateDb) }));
     const codes = await Promise.all(runners.map((r) => r.exited));
 
     expect({ codes, stderr: runners.map((r) => r.stderr) }).toEqual({ codes: [0, 0, 0], stderr: ['', '', ''] });
@@ -127,7 +168,7 @@ describe('migrating through PgBouncer in transaction mode', () => {
     // Between them the three applied every migration exactly once; each saw all of them done.
     expect(reports.flatMap((r) => r.applied).sort()).toEqual(names);
     expect(reports.map((r) => r.applied.length + r.alreadyApplied)).toEqual([names.length, names.length, names.length]);
-    const { rows } = await onDatabase(directUrl(raceDb), (c) =>
+    const { rows } = await onDatabase(directUrl(migrateDb), (c) =>
       c.query<{ migration_name: string; n: number }>(
         'SELECT migration_name, count(*)::int AS n FROM _prisma_migrations GROUP BY 1 ORDER BY 1',
       ),
@@ -327,6 +368,12 @@ describe('start-up errors say what is wrong', () => {
   it('says "not reachable" and how to start PostgreSQL only when nothing answers', async () => {
     await expect(checkPostgres('postgresql://postgres@127.0.0.1:1/x')).rejects.toThrow(
       /PostgreSQL is not reachable at .+ECONNREFUSED.+: start it with/,
+    );
+  });
+
+  it('says how to create a missing database when the pooler serves no `postgres` database to create it through', async () => {
+    await expect(migrate(bouncer.url(absentDb))).rejects.toThrow(
+      /database "\w+_absent_\w+" does not exist, and creating it through the server's "postgres" database failed \(.*postgres.*\): create it as its owner/,
     );
   });
 
