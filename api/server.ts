@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { createTokenSigner } from '../shared/auth/access-token';
 import { loadRevocations } from '../shared/auth/revocation.use-cases';
 import type { Config } from '../shared/platform/config';
-import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES } from '../shared/catalog/jobs';
+import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES, WAITING_V1_ENDPOINTS } from '../shared/catalog/jobs';
 import { createJobQueues } from '../shared/platform/queues';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
@@ -85,10 +85,7 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(authenticate(verifier, refuseRevoked));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
-  dataImport.post(
-    QUEUED_REQUEST_JOBS.map((job) => `/${job.endpoint}/`),
-    queuedWriteCap(config),
-  );
+  dataImport.post(WAITING_V1_ENDPOINTS, queuedWriteCap(config));
   dataImport.use(accountRoutes({ db, logger, config, streams }));
   dataImport.use(accountImportRoutes(deps));
   dataImport.use(reconciliationRoutes({ db, logger, config, streams }));

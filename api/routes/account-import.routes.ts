@@ -1,6 +1,9 @@
-// The synchronous half of account creation: validate an account, stage it (v1), validate it (v2) and
-// read a process's v2 status. The queued creation is declared by its job.
+// Account creation over HTTP: validate an account, stage it, process it (v1, queued: the request waits
+// for the account), schedule it (v2, queued for its window: the request answers at once), and read a
+// process's v2 status. The creation itself runs in the jobs of account-creation.job.ts.
 import { Router } from 'express';
+import { accountProcessJob } from '../../shared/account-import/account-creation.job';
+import { requestAccountProcess, scheduleAccountCreation } from '../../shared/account-import/account-creation.use-cases';
 import {
   accountJson,
   getImportStatus,
@@ -11,9 +14,10 @@ import {
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
 import { onlyQueryParameters } from './query-parameters';
+import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 /** Mounted under /v1/data-import. */
-export function accountImportRoutes(deps: Pick<AppDeps, 'db' | 'now'>): Router {
+export function accountImportRoutes(deps: Pick<AppDeps, 'db' | 'queued' | 'now'>): Router {
   const router = Router();
   const now = () => deps.now?.() ?? new Date();
 
@@ -29,12 +33,27 @@ export function accountImportRoutes(deps: Pick<AppDeps, 'db' | 'now'>): Router {
     res.status(staged.created ? 201 : 200).json(staged.body);
   });
 
+  router.post(`/${accountProcessJob.endpoint}/`, onlyQueryParameters(), async (req, res) => {
+    const { organisationId } = callerOf(req);
+    const caller = { organisationId, headers: queuedHeaders(req), httpRequestId: req.requestId };
+    sendQueuedAnswer(res, await requestAccountProcess(deps, caller, req.body));
+  });
+
   return router;
 }
 
 /** Mounted under /v2/data-import. */
-export function accountImportV2Routes(deps: Pick<AppDeps, 'db'>): Router {
+export function accountImportV2Routes(deps: Pick<AppDeps, 'db' | 'queued' | 'now'>): Router {
   const router = Router();
+  const now = () => deps.now?.() ?? new Date();
+
+  router.post('/accounts/', onlyQueryParameters(), async (req, res) => {
+    const { organisationId } = callerOf(req);
+    const caller = { organisationId, headers: queuedHeaders(req), httpRequestId: req.requestId };
+    const scheduled = await scheduleAccountCreation(deps, caller, req.body, now());
+    const status = `/v2/data-import/accounts/${encodeURIComponent(scheduled.import_supplier_code)}/${encodeURIComponent(scheduled.external_identifier)}/`;
+    res.status(201).location(status).json(scheduled);
+  });
 
   router.post('/accounts/validate/', onlyQueryParameters(), async (req, res) => {
     const { organisationId } = callerOf(req);

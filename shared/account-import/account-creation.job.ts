@@ -134,7 +134,8 @@ async function createOne(
     (p.window_end !== undefined && now.getTime() > Date.parse(p.window_end) ? windowPassed() : undefined) ??
     (await stripeOwnedElsewhere(tx, request.organisationId, prepared.verifiedInstructions));
   if (refusal) {
-    if (process && process.status !== 'CANCELLED') await repo.markRefusedBeforeCreation(tx, process.id, p.dry_run, refusal, now);
+    if (process && process.status !== 'CANCELLED')
+      await repo.markRefusedBeforeCreation(tx, process.id, p.dry_run, refusal, now);
     return refusalAnswer(refusal);
   }
   const outcome = await createAccount(

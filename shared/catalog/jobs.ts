@@ -2,6 +2,7 @@
 // waits on their answers; the worker runs every job below. Each job is declared in its component
 // (shared/requests/job-declaration.ts says what a declaration holds); adding one here is all it takes
 // for the worker to run it and for /readyz, /metrics and the queue board to show its queue.
+import { accountProcessJob, accountScheduleJob } from '../account-import/account-creation.job';
 import type { Config } from '../platform/config';
 import type { AnyQueuedRequestJob, ScheduledJob } from '../requests/job-declaration';
 import { purgeAnswersJob } from '../requests/purge-answers.job';
@@ -9,7 +10,20 @@ import { paymentInstructionJob } from '../payment-instructions/payment-instructi
 import { transactionImportJob } from '../transactions/transaction.job';
 
 /** Jobs that answer an HTTP request (the wait-for-result protocol). */
-export const QUEUED_REQUEST_JOBS: readonly AnyQueuedRequestJob[] = [transactionImportJob, paymentInstructionJob];
+export const QUEUED_REQUEST_JOBS: readonly AnyQueuedRequestJob[] = [
+  transactionImportJob,
+  paymentInstructionJob,
+  accountProcessJob,
+  accountScheduleJob,
+];
+
+/**
+ * The v1 endpoints whose requests wait for their job's answer (up to RESULT_WAIT_MS): the API bounds how
+ * many wait at once (the queued-write cap). A v2 schedule answers at once and is not among them.
+ */
+export const WAITING_V1_ENDPOINTS = [transactionImportJob, paymentInstructionJob, accountProcessJob].map(
+  (job) => `/${job.endpoint}/`,
+);
 
 /** Jobs the service schedules for itself. */
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob];
@@ -19,11 +33,16 @@ export const REQUEST_QUEUES = [...new Set(QUEUED_REQUEST_JOBS.map((j) => j.queue
 
 /**
  * A worker process's pool: every job a process runs at once may hold one connection for its whole
- * transaction (each group of jobs holds one), plus one for the scheduled jobs, which run one at a time:
- * 16 × 2 + 1 = 33 connections by default (docs/deployment.md "Connections").
+ * transaction, and a queue's Worker runs at most its largest concurrency at once, plus one connection
+ * for the scheduled jobs, which run one at a time: 16 × 3 request queues + 1 = 49 connections by
+ * default (docs/deployment.md "Connections").
  */
 export function workerPoolSize(config: Pick<Config, 'DB_POOL_SIZE' | 'WORKER_CONCURRENCY'>): number {
-  const requestJobs = QUEUED_REQUEST_JOBS.reduce((sum, job) => sum + job.concurrency(config), 0);
+  const perQueue = new Map<string, number>();
+  for (const job of QUEUED_REQUEST_JOBS) {
+    perQueue.set(job.queue, Math.max(perQueue.get(job.queue) ?? 0, job.concurrency(config)));
+  }
+  const requestJobs = [...perQueue.values()].reduce((sum, n) => sum + n, 0);
   return Math.max(config.DB_POOL_SIZE, requestJobs + 1);
 }
 

@@ -14,6 +14,7 @@ import type { Config } from '../platform/config';
 import { AppError, TransientError } from '../platform/errors';
 import { CLEAN_UP } from '../platform/queues';
 import {
+  accountOf,
   queuedRequestJob,
   type JobContext,
   type QueuedRequest,
@@ -38,16 +39,23 @@ export const paymentInstructionJob = queuedRequestJob<CreatePaymentInstruction, 
   retry: { attempts: 6, backoff: { type: 'exponential', delay: 250 } },
   cleanUp: CLEAN_UP,
   concurrency: (config) => config.WORKER_CONCURRENCY,
-  group: { keyOf: (request) => request.accountId, maxSize: 1, inFlight: Number.POSITIVE_INFINITY },
+  group: { keyOf: (request) => accountOf(request), maxSize: 1, inFlight: Number.POSITIVE_INFINITY },
   // A job redelivered after its request was answered must not call the vendor again.
   onlyWhilePending: true,
   prepare: askVendor,
-  commit: async (tx, [one]) => [await recordInstruction(tx, one!.request, one!.prepared)],
+  commit: async (tx, [one]) => [
+    await recordInstruction(
+      tx,
+      { accountId: accountOf(one!.request), organisationId: one!.request.organisationId },
+      one!.prepared,
+    ),
+  ],
   exhausted: () => new TransientError('server_error', 'An unexpected error occurred. Retry the request as it is.'),
 });
 
 async function askVendor(request: QueuedRequest<CreatePaymentInstruction>, ctx: JobContext): Promise<Verified> {
-  const { job, accountId, organisationId, payload } = request;
+  const { job, organisationId, payload } = request;
+  const accountId = accountOf(request);
   const wait = vendorWait(job.timestamp, ctx.config);
   try {
     return await verifyInstruction(

@@ -56,7 +56,8 @@ export interface QueuedRequestData<P = unknown> {
   /** X-Request-Id of the HTTP request that queued the job, for log correlation. */
   httpRequestId?: string;
   organisationId: number;
-  accountId: number;
+  /** The account the request writes to; null for a request that creates its account. */
+  accountId: number | null;
   /** The payload's JobPayload version when the API validated it. */
   version?: number;
   payload: P;
@@ -66,7 +67,8 @@ export interface QueuedRequestData<P = unknown> {
 export interface QueuedRequest<P> {
   resultId: string;
   organisationId: number;
-  accountId: number;
+  /** Null for a request that creates its account (`accountOf` reads it where one must be). */
+  accountId: number | null;
   payload: P;
   /** The BullMQ job, for code that steers it (delays it until a vendor's breaker lets a call through). */
   job: Job<QueuedRequestData>;
@@ -125,6 +127,12 @@ export interface ScheduledJob {
   retry: { attempts: number; backoff: BackoffOptions };
   cleanUp: CleanUp;
   run: (ctx: JobContext) => Promise<unknown>;
+}
+
+/** The account of a request that writes to one (every kind but account creation). */
+export function accountOf(request: { accountId: number | null }): number {
+  if (request.accountId === null) throw new Error('a request for an existing account was queued without its account');
+  return request.accountId;
 }
 
 /** Declares a queued-request job (an identity that lets TypeScript infer P and V from the object). */

@@ -28,7 +28,8 @@ const RESULT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 interface SubmitRequest {
   job: AnyQueuedRequestJob;
   organisationId: number;
-  accountId: number;
+  /** Null for a request that creates its account. */
+  accountId: number | null;
   /** Already checked (parseIdempotencyKey), as is the run id (parseRunId). */
   idempotencyKey: string | undefined;
   runId: string | undefined;

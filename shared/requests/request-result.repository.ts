@@ -49,7 +49,7 @@ const FIND_FINISHED: Prepared = {
 export interface NewPendingResult {
   id: string;
   organisationId: number;
-  accountId: number;
+  accountId: number | null;
   runId: string | null;
   endpoint: string;
   idempotencyKey: string | null;

@@ -3,7 +3,7 @@
 // transaction with their answers (import-group.ts; the transaction itself: shared/requests/queued-job.ts).
 import { TransientError } from '../platform/errors';
 import { CLEAN_UP } from '../platform/queues';
-import { queuedRequestJob } from '../requests/job-declaration';
+import { accountOf, queuedRequestJob } from '../requests/job-declaration';
 import { importTransactionGroup } from './import-group';
 import { compactTransactionsAnswer, transactionImportJobPayload } from './transaction.job-payload';
 
@@ -18,7 +18,7 @@ export const transactionImportJob = queuedRequestJob({
   concurrency: (config) => config.WORKER_CONCURRENCY,
   group: {
     // Two requests for one account are imported one after the other: the second must see the first's rows.
-    keyOf: (request) => request.accountId,
+    keyOf: (request) => accountOf(request),
     // Most jobs in one transaction, and most transactions committing at once in a process: two let
     // PostgreSQL work on one group while the next one fills.
     maxSize: 64,
@@ -28,7 +28,7 @@ export const transactionImportJob = queuedRequestJob({
     importTransactionGroup(
       tx,
       requests.map(({ request }) => ({
-        accountId: request.accountId,
+        accountId: accountOf(request),
         resultId: request.resultId,
         import: request.payload,
       })),

@@ -4,14 +4,16 @@ import { loadConfig } from '../../shared/platform/config';
 import { QUEUED_REQUEST_JOBS, workerPoolSize } from '../../shared/catalog/jobs';
 
 describe("a worker process's database pool", () => {
-  it('is 33 connections with the defaults: 16 jobs on each of the two request queues, and one for maintenance', () => {
-    expect(QUEUED_REQUEST_JOBS).toHaveLength(2);
-    expect(workerPoolSize(loadConfig({}, 'worker'))).toBe(33);
+  it('is 49 connections with the defaults: 16 jobs on each of the three request queues, and one for maintenance', () => {
+    expect(new Set(QUEUED_REQUEST_JOBS.map((j) => j.queue))).toEqual(
+      new Set(['transactions', 'payment-instructions', 'accounts']),
+    );
+    expect(workerPoolSize(loadConfig({}, 'worker'))).toBe(49);
   });
 
   it('grows with WORKER_CONCURRENCY and never goes below DB_POOL_SIZE', () => {
-    expect(workerPoolSize(loadConfig({ WORKER_CONCURRENCY: '4' }, 'worker'))).toBe(10);
-    expect(workerPoolSize(loadConfig({ WORKER_CONCURRENCY: '8' }, 'worker'))).toBe(17);
+    expect(workerPoolSize(loadConfig({ WORKER_CONCURRENCY: '2' }, 'worker'))).toBe(10);
+    expect(workerPoolSize(loadConfig({ WORKER_CONCURRENCY: '8' }, 'worker'))).toBe(25);
     expect(workerPoolSize(loadConfig({ WORKER_CONCURRENCY: '8', DB_POOL_SIZE: '40' }, 'worker'))).toBe(40);
   });
 });

@@ -1,0 +1,154 @@
+// Creating accounts, the API's half: the v1 process call (queued, the request waits for the account as a
+// transactions batch waits for its import) and the v2 schedule (validated and staged at once, created by a
+// job that starts at the window's start). The worker's half is account-creation.job.ts.
+import { z } from 'zod';
+import { inTransaction, type Database } from '../platform/db';
+import { NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
+import { IsoDateTime } from '../platform/fields';
+import { parseOrThrow } from '../platform/validation';
+import type { Answer } from '../requests/answer';
+import type { QueuedRequests } from '../requests/queued-request';
+import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
+import { accountProcessJob, accountScheduleJob, type AccountCreation } from './account-creation.job';
+import * as creation from './account-creation.repository';
+import * as repo from './account-import.repository';
+import { migrationNotOngoing, stageAccount, validateV2 } from './account-import.use-cases';
+
+/** How far ahead a schedule window may end (the published contract's rule). */
+const MAX_WINDOW_AHEAD_MS = 4 * 24 * 3600 * 1000;
+
+const ProcessRequest = z.strictObject({
+  import_supplier_code: z.string().min(1).max(64),
+  external_account_number: z.string().min(1).max(128),
+  operations_team_name: z.string().min(1).max(255).nullable().optional(),
+  dry_run: z.boolean().optional(),
+});
+
+const TaskParams = z.strictObject({
+  is_dry_run: z.boolean().optional(),
+  schedule_window_start: IsoDateTime.optional(),
+  schedule_window_end: IsoDateTime.optional(),
+});
+const ScheduleRequest = z.strictObject({ payload: z.unknown(), task_params: TaskParams.optional() });
+
+interface Caller {
+  organisationId: number;
+  headers: RequestHeaders;
+  httpRequestId?: string;
+}
+
+/** POST /v1/data-import/account-import-process/process/: checks (400s and 404s never queue), then queues and waits. */
+export async function requestAccountProcess(
+  deps: { db: Database; queued: QueuedRequests },
+  caller: Caller,
+  body: unknown,
+): Promise<Answer> {
+  const headers = parseRequestHeaders(caller.headers);
+  const req = parseOrThrow(ProcessRequest, body);
+  const status = await repo.findVisibleSupplier(deps.db.pool, caller.organisationId, req.import_supplier_code);
+  if (status === undefined) throw supplierNotFound();
+  if (status !== 'Ongoing') throw migrationNotOngoing(req.import_supplier_code, status, 'import_supplier_code');
+  if ((await repo.findStagedPayload(deps.db.pool, req.import_supplier_code, req.external_account_number)) == null) {
+    throw new NotFoundError(
+      'account_not_found',
+      'No staged account data for this import supplier and external account number: stage it with create-or-update first.',
+    );
+  }
+  const payload: AccountCreation = {
+    import_supplier_code: req.import_supplier_code,
+    external_account_number: req.external_account_number,
+    ...(req.operations_team_name ? { operations_team_name: req.operations_team_name } : {}),
+    dry_run: req.dry_run ?? false,
+  };
+  return deps.queued.submit({
+    job: accountProcessJob,
+    organisationId: caller.organisationId,
+    accountId: null,
+    ...headers,
+    httpRequestId: caller.httpRequestId,
+    payload,
+  });
+}
+
+/**
+ * POST /v2/data-import/accounts/: validates the account (400), stages it, and schedules its creation for
+ * the window (a BullMQ delayed job); answers 201 at once. The v2 status endpoint follows it.
+ */
+export async function scheduleAccountCreation(
+  deps: { db: Database; queued: QueuedRequests },
+  caller: Caller,
+  body: unknown,
+  now: Date,
+) {
+  const headers = parseRequestHeaders(caller.headers);
+  const { payload, task_params: params = {} } = parseOrThrow(ScheduleRequest, body);
+  const window = scheduleWindow(params, now);
+  const account = await validateV2(deps.db, caller.organisationId, { payload });
+  const staged = await stageAccount(deps.db, caller.organisationId, payload, now);
+  const job: AccountCreation = {
+    import_supplier_code: account.import_supplier,
+    external_account_number: account.external_account_number,
+    dry_run: params.is_dry_run ?? false,
+    window_end: window.end.toISOString(),
+  };
+  const { resultId } = await deps.queued.schedule(
+    {
+      job: accountScheduleJob,
+      organisationId: caller.organisationId,
+      accountId: null,
+      ...headers,
+      httpRequestId: caller.httpRequestId,
+      payload: job,
+    },
+    Math.max(0, window.start.getTime() - now.getTime()),
+  );
+  await inTransaction(deps.db, async (tx) => {
+    const process = await creation.lockStatus(tx, job.import_supplier_code, job.external_account_number);
+    await creation.markScheduled(
+      tx,
+      process!.id,
+      { dryRun: job.dry_run, windowStart: window.start, windowEnd: window.end, resultId },
+      now,
+    );
+  });
+  return {
+    import_supplier_code: staged.body.import_supplier_code,
+    external_identifier: staged.body.external_account_number,
+    status: 'PENDING',
+    request_id: resultId,
+    schedule_window_start: window.start.toISOString(),
+    schedule_window_end: window.end.toISOString(),
+    is_dry_run: job.dry_run,
+  };
+}
+
+/** The window: from now (or the given start) to the given end (or four days after now), at most four days ahead. */
+function scheduleWindow(params: z.output<typeof TaskParams>, now: Date): { start: Date; end: Date } {
+  const start = params.schedule_window_start ?? now;
+  const end = params.schedule_window_end ?? new Date(now.getTime() + MAX_WINDOW_AHEAD_MS);
+  if (end.getTime() - now.getTime() > MAX_WINDOW_AHEAD_MS) {
+    throw ValidationError.single(
+      'task_params.schedule_window_end',
+      'schedule_window_end_too_far_in_future',
+      'The schedule window must end within 4 days from now.',
+    );
+  }
+  if (end.getTime() <= start.getTime() || end.getTime() <= now.getTime()) {
+    throw ValidationError.single(
+      'task_params.schedule_window_end',
+      'invalid_schedule_window',
+      'The schedule window must end after it starts, and in the future.',
+    );
+  }
+  return { start, end };
+}
+
+/** An operator cancels a PENDING creation (admin CLI): its job, when it starts, creates nothing. */
+export async function cancelAccountCreation(
+  db: Database,
+  supplierCode: string,
+  externalAccountNumber: string,
+  now: Date,
+): Promise<{ cancelled: boolean }> {
+  return { cancelled: await creation.cancelPending(db.pool, supplierCode, externalAccountNumber, now) };
+}
