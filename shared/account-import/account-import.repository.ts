@@ -348,3 +348,29 @@ export async function markDryRunSucceeded(tx: Sql, processId: number, now: Date)
     [processId, now],
   );
 }
+
+/**
+ * A creation job has started on the process: IN_PROGRESS on both the v1 status and v2, with its event.
+ * Committed on its own before the creation's transaction, so the status endpoints show it while the
+ * job runs. A process that has its account, or is not known, is left alone (false).
+ */
+export async function markStarted(
+  db: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+  dryRun: boolean,
+  now: Date,
+): Promise<boolean> {
+  const { rows } = await db.query<{ id: number }>(
+    `UPDATE account_import_processes p
+        SET state = 'IN_PROGRESS', status = 'IN_PROGRESS', is_dry_run = $3, modified_at = $4
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2
+        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
+     RETURNING p.id`,
+    [supplierCode, externalAccountNumber, dryRun, now],
+  );
+  const id = rows[0]?.id;
+  if (id === undefined) return false;
+  await recordEvent(db, id, 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED', now, dryRun ? { dry_run: true } : null);
+  return true;
+}

@@ -63,19 +63,20 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
   const at = (path: (string | number)[]) => attrOf(path);
   const codes = tariffCodesOf(a);
   const points = meterPointsOf(a);
-  const [teamExists, missing, taken] = await Promise.all([
-    a.operations_team_name === undefined ? true : repo.operationsTeamExists(db, a.operations_team_name),
-    repo.missingProducts(
-      db,
-      codes.map((c) => c.code),
-    ),
-    repo.takenMeterPoints(
-      db,
-      a.import_supplier,
-      points.map((p) => p.identifier),
-      a.external_account_number,
-    ),
-  ]);
+  // One after the other: inside the creation job's transaction they share one connection, which runs
+  // one query at a time anyway.
+  const teamExists =
+    a.operations_team_name === undefined ? true : await repo.operationsTeamExists(db, a.operations_team_name);
+  const missing = await repo.missingProducts(
+    db,
+    codes.map((c) => c.code),
+  );
+  const taken = await repo.takenMeterPoints(
+    db,
+    a.import_supplier,
+    points.map((p) => p.identifier),
+    a.external_account_number,
+  );
   if (!teamExists) {
     errors.push({
       attr: at(['operations_team_name']),

@@ -53,6 +53,19 @@ const nextDay = (isoDate: string) => new Date(Date.parse(`${isoDate}T00:00:00Z`)
 const minDate = (dates: string[]) =>
   dates.reduce<string | undefined>((m, d) => (m === undefined || d < m ? d : m), undefined);
 
+/**
+ * Marks the process IN_PROGRESS (v1 and v2) with its STARTED event; run in a short transaction of its
+ * own before createAccount's, so the status endpoints show the running job. False when the process is
+ * unknown or already has its account.
+ */
+export function markCreationStarted(
+  tx: Sql,
+  input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'dryRun'>,
+  now: Date,
+): Promise<boolean> {
+  return repo.markStarted(tx, input.supplierCode, input.externalAccountNumber, input.dryRun, now);
+}
+
 /** The STRIPE instructions of a staged account the job must verify with the vendor before creating it. */
 export function stripeInstructionsOf(a: EnergyAccount): { index: number; reference: string }[] {
   return (a.payment_instructions ?? []).flatMap((p, index) =>

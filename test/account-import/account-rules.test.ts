@@ -1,5 +1,6 @@
 // The account's field rules and cross-checks, without the database: every code the schema answers.
 import { EnergyAccountSchema, LIMITS } from '../../shared/account-import/account-import.schemas';
+import { isValidMpanCore, isValidMprn } from '../../shared/account-import/identifiers';
 import { issueToFieldError } from '../../shared/platform/validation';
 import { account, MPAN, MPAN_2, MPRN, type Json } from './account.fixture';
 
@@ -337,6 +338,23 @@ describe('the account schema', () => {
     const a = valid();
     a.payment_schedules[0].end_date = '2017-12-31';
     expect(errorsOf(a)).toEqual([{ attr: 'payment_schedules.0.end_date', code: 'start_date_later_than_end_date' }]);
+  });
+});
+
+describe('the check digits', () => {
+  it("weigh an MPRN's digits by their place from the right of the check digits", () => {
+    // A published worked example (3938424403: 3×8 + 9×7 + … + 4×1 = 234, 234 mod 11 = 3 → "03"); it
+    // tells the weights' direction apart, which the contract's 9353824109 does not.
+    expect(isValidMprn('3938424403')).toBe(true);
+    expect(isValidMprn('3938424430')).toBe(false);
+    expect(isValidMprn(MPRN)).toBe(true);
+    expect(isValidMprn('12345')).toBe(false);
+  });
+
+  it("weigh an MPAN core's digits by the primes, then mod 11 and mod 10", () => {
+    expect([MPAN, MPAN_2].map(isValidMpanCore)).toEqual([true, true]);
+    expect(isValidMpanCore('1312345678906')).toBe(false);
+    expect(isValidMpanCore('131234567890')).toBe(false);
   });
 });
 

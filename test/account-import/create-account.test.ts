@@ -4,6 +4,7 @@
 import { applyFile } from '../../shared/admin/apply.use-case';
 import {
   createAccount,
+  markCreationStarted,
   readStagedAccount,
   stripeInstructionsOf,
   type CreateAccountInput,
@@ -275,6 +276,29 @@ describe('createAccount', () => {
       { vendor: 'BOTTOMLINE_PTX', reference: 'DD-1', is_active: false, vendor_details: {} },
       { vendor: 'STRIPE', reference: 'pm_abc', is_active: true, vendor_details: { customer: 'cus_1' } },
     ]);
+  });
+
+  it('shows IN_PROGRESS while a creation runs, on the seed status endpoint and v2, then COMPLETED', async () => {
+    const { tenant, number } = await staged();
+    const v1Status = async () =>
+      (
+        await request(app.baseUrl, 'GET', `/v1/data-import/account-transfer-status/${tenant.supplier}/${number}/`, {
+          token: tenant.token,
+        })
+      ).body.status as string;
+    expect(await inTransaction(app.db, (tx) => markCreationStarted(tx, input(tenant, number), NOW))).toBe(true);
+    expect(await v1Status()).toBe('IN_PROGRESS');
+    expect((await importStatus(app, tenant, tenant.supplier, number)).body).toMatchObject({
+      status: 'IN_PROGRESS',
+      latest_event: { event: 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED' },
+    });
+    // Staging again meanwhile keeps the running status.
+    await stageAccount(app, tenant, account(tenant.supplier, number));
+    expect(await v1Status()).toBe('IN_PROGRESS');
+    expect((await create(input(tenant, number))).outcome).toBe('created');
+    expect(await v1Status()).toBe('COMPLETED');
+    // Once created, nothing more starts.
+    expect(await inTransaction(app.db, (tx) => markCreationStarted(tx, input(tenant, number), NOW))).toBe(false);
   });
 
   it('answers 404 for a process with nothing staged', async () => {
