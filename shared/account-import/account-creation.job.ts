@@ -9,6 +9,7 @@
 // account's STRIPE instructions are verified with the vendor through its circuit breaker.
 import { z } from 'zod';
 import type { Config } from '../platform/config';
+import { inTransaction } from '../platform/db';
 import { TransientError, ValidationError } from '../platform/errors';
 import { CLEAN_UP } from '../platform/queues';
 import { parseOrThrow } from '../platform/validation';
@@ -23,8 +24,14 @@ import {
 } from '../requests/job-declaration';
 import { verifyAtVendor } from '../payment-instructions/vendors/vendors';
 import { bindStripeCustomer } from '../payment-instructions/payment-instruction.repository';
-import * as repo from './account-creation.repository';
-import { createAccount, readStagedAccount, stripeInstructionsOf, type VerifiedInstruction } from './create-account';
+import * as repo from './creation-status.repository';
+import {
+  createAccount,
+  markCreationStarted,
+  readStagedAccount,
+  stripeInstructionsOf,
+  type VerifiedInstruction,
+} from './create-account';
 
 /** What an account-creation job carries. `window_end`: a v2 schedule's, past which the job no longer creates. */
 export const AccountCreationPayload = z.strictObject({
@@ -88,8 +95,9 @@ export const accountScheduleJob = queuedRequestJob<AccountCreation, Prepared>({
 
 /** Outside the transaction: IN_PROGRESS and STARTED, then the vendor for each STRIPE instruction. */
 async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobContext): Promise<Prepared> {
-  const { import_supplier_code: supplier, external_account_number: external } = request.payload;
-  await repo.markStarted(ctx.db.pool, supplier, external, new Date());
+  const { import_supplier_code: supplier, external_account_number: external, dry_run } = request.payload;
+  const started = { supplierCode: supplier, externalAccountNumber: external, dryRun: dry_run };
+  await inTransaction(ctx.db, (tx) => markCreationStarted(tx, started, new Date()));
   const prepared: Prepared = { documentBucket: ctx.config.DOCUMENT_BUCKET, verifiedInstructions: [] };
   const staged = await readStagedAccount(ctx.db.pool, supplier, external);
   const stripe = staged ? stripeInstructionsOf(staged) : [];
@@ -104,7 +112,7 @@ async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobCo
       request.organisationId,
       ctx.config.VENDOR_TIMEOUT_MS,
     );
-    prepared.verifiedInstructions.push({ index, vendorDetails: details as unknown as Record<string, unknown> });
+    prepared.verifiedInstructions.push({ index, vendorDetails: details });
   }
   return prepared;
 }

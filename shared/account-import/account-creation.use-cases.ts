@@ -10,7 +10,7 @@ import type { Answer } from '../requests/answer';
 import type { QueuedRequests } from '../requests/queued-request';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
 import { accountProcessJob, accountScheduleJob, type AccountCreation } from './account-creation.job';
-import * as creation from './account-creation.repository';
+import * as creation from './creation-status.repository';
 import * as repo from './account-import.repository';
 import { migrationNotOngoing, stageAccount, validateV2 } from './account-import.use-cases';
 

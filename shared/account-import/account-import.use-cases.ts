@@ -12,7 +12,7 @@ import {
   V2ValidateRequest,
   tariffCodesOf,
   type EnergyAccount,
-} from './account-import.schemas';
+} from './energy-account';
 import * as repo from './account-import.repository';
 
 /** 400 once the process has an account: the contract's answer, with the account's number. */

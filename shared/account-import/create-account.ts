@@ -10,9 +10,10 @@ import { parseOrThrow } from '../platform/validation';
 import { insertNotes, type NewNote } from '../notes/note.repository';
 import { insertTransactions, type NewTransaction } from '../transactions/transaction.repository';
 import { toTransactionData } from '../transactions/transaction-data';
-import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from './account-import.schemas';
+import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from './energy-account';
 import { AlreadyImportedError, checkAgainstDatabase, migrationNotOngoing } from './account-import.use-cases';
 import * as repo from './account-import.repository';
+import * as creation from './create-account.repository';
 
 /** A STRIPE instruction the job verified with the vendor: what to store as its vendor details. */
 export interface VerifiedInstruction {
@@ -63,7 +64,7 @@ export function markCreationStarted(
   input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'dryRun'>,
   now: Date,
 ): Promise<boolean> {
-  return repo.markStarted(tx, input.supplierCode, input.externalAccountNumber, input.dryRun, now);
+  return creation.markStarted(tx, input.supplierCode, input.externalAccountNumber, input.dryRun, now);
 }
 
 /** The STRIPE instructions of a staged account the job must verify with the vendor before creating it. */
@@ -94,7 +95,7 @@ export async function readStagedAccount(
  * has its account is refused with account_import_process_already_imported: creating twice makes one.
  */
 export async function createAccount(tx: Sql, input: CreateAccountInput, now: Date): Promise<CreateAccountOutcome> {
-  const process = await repo.lockProcess(tx, input.supplierCode, input.externalAccountNumber);
+  const process = await creation.lockProcess(tx, input.supplierCode, input.externalAccountNumber);
   if (!process || process.payload === null) {
     return {
       outcome: 'refused',
@@ -117,7 +118,7 @@ export async function createAccount(tx: Sql, input: CreateAccountInput, now: Dat
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     await tx.query('ROLLBACK TO SAVEPOINT create_account');
-    await repo.markRefused(tx, process.id, input.dryRun, latestError(err), now);
+    await creation.markRefused(tx, process.id, input.dryRun, latestError(err), now);
     await repo.recordEvent(tx, process.id, input.dryRun ? EVENTS.dryRunErrored : EVENTS.errored, now, latestError(err));
     return { outcome: 'refused', error: err };
   }
@@ -127,7 +128,7 @@ export async function createAccount(tx: Sql, input: CreateAccountInput, now: Dat
   };
   if (input.dryRun) {
     await tx.query('ROLLBACK TO SAVEPOINT create_account');
-    await repo.markDryRunSucceeded(tx, process.id, now);
+    await creation.markDryRunSucceeded(tx, process.id, now);
     await repo.recordEvent(tx, process.id, EVENTS.dryRunSucceeded, now, null);
     return { outcome: 'dry_run_succeeded', ...answer };
   }
@@ -150,7 +151,7 @@ function latestError(err: ValidationError): { code: string; detail: string; doma
 
 async function createFromStaged(
   tx: Sql,
-  process: repo.LockedProcess,
+  process: creation.LockedProcess,
   input: CreateAccountInput,
   now: Date,
 ): Promise<{ platformAccountNumber: string }> {
@@ -162,12 +163,12 @@ async function createFromStaged(
   if (errors.length > 0) throw new ValidationError(errors, `${errors[0]!.attr}: ${errors[0]!.detail}`);
 
   const platformAccountNumber = await freePlatformAccountNumber(tx);
-  const accountId = await repo.insertAccount(tx, process.id, platformAccountNumber, now);
+  const accountId = await creation.insertAccount(tx, process.id, platformAccountNumber, now);
 
   // Meter points first: one live account per meter point and supplier, decided by the primary key, so
   // an account created meanwhile by another transaction makes this one refuse instead of doubling it.
   const points = meterPointsOf(a);
-  const claimed = await repo.claimMeterPoints(tx, input.supplierCode, accountId, points);
+  const claimed = await creation.claimMeterPoints(tx, input.supplierCode, accountId, points);
   const lost = points.filter((p) => !claimed.has(p.identifier));
   if (lost.length > 0) {
     throw new ValidationError(
@@ -181,18 +182,7 @@ async function createFromStaged(
   }
 
   const ledger = ledgerOf(a);
-  const openFrom = ledger.closingDate
-    ? nextDay(ledger.closingDate)
-    : (minDate([...ledger.current.map((t) => t.transaction_date), now.toISOString().slice(0, 10)]) as string);
-  if (ledger.closingDate) {
-    const closedFrom = minDate([
-      ...ledger.historical.map((t) => t.transaction_date),
-      ...(a.statements ?? []).map((s) => s.bill_period_from_date),
-      ledger.closingDate,
-    ]) as string;
-    await repo.insertStatementPeriod(tx, accountId, closedFrom, ledger.closingDate, false);
-  }
-  await repo.insertStatementPeriod(tx, accountId, openFrom, null, true);
+  await insertStatementPeriods(tx, accountId, a, ledger, now);
 
   const rows: NewTransaction[] = [...ledger.historical, ...ledger.current].map((t) => ({
     transactionId: t.transaction_id,
@@ -204,7 +194,7 @@ async function createFromStaged(
   await insertTransactions(tx, [{ accountId, resultId: input.resultId, rows }]);
 
   await insertNotes(tx, accountId, notesOf(a, now, input.documentBucket, process.documentRoot));
-  await repo.insertStatements(
+  await creation.insertStatements(
     tx,
     accountId,
     (a.statements ?? []).map((s) => ({
@@ -215,9 +205,34 @@ async function createFromStaged(
           : resolveDocumentLocation(input.documentBucket, process.documentRoot, s.statement_path),
     })),
   );
-  await repo.insertPaymentInstructions(tx, accountId, instructionsOf(a, input.verifiedInstructions ?? []));
-  await repo.markProcessed(tx, process.id, a.operations_team_name ?? null, now);
+  await creation.insertPaymentInstructions(tx, accountId, instructionsOf(a, input.verifiedInstructions ?? []));
+  await creation.markProcessed(tx, process.id, a.operations_team_name ?? null, now);
   return { platformAccountNumber };
+}
+
+/**
+ * The account's statement periods: a closed one up to the last statement's closing date (from its
+ * earliest historical item), and the open one from the day after it (or from the earliest current item).
+ */
+async function insertStatementPeriods(
+  tx: Sql,
+  accountId: number,
+  a: EnergyAccount,
+  ledger: ReturnType<typeof ledgerOf>,
+  now: Date,
+): Promise<void> {
+  const openFrom = ledger.closingDate
+    ? nextDay(ledger.closingDate)
+    : (minDate([...ledger.current.map((t) => t.transaction_date), now.toISOString().slice(0, 10)]) as string);
+  if (ledger.closingDate) {
+    const closedFrom = minDate([
+      ...ledger.historical.map((t) => t.transaction_date),
+      ...(a.statements ?? []).map((s) => s.bill_period_from_date),
+      ledger.closingDate,
+    ]) as string;
+    await creation.insertStatementPeriod(tx, accountId, closedFrom, ledger.closingDate, false);
+  }
+  await creation.insertStatementPeriod(tx, accountId, openFrom, null, true);
 }
 
 function notesOf(a: EnergyAccount, now: Date, bucket: string, documentRoot: string): NewNote[] {
@@ -241,7 +256,7 @@ function notesOf(a: EnergyAccount, now: Date, bucket: string, documentRoot: stri
  * The account's payment instructions as stored: the last one listed is the active one (an account has
  * at most one), the earlier ones are kept inactive. A STRIPE one must come verified by the job.
  */
-function instructionsOf(a: EnergyAccount, verified: VerifiedInstruction[]): repo.NewInstruction[] {
+function instructionsOf(a: EnergyAccount, verified: VerifiedInstruction[]): creation.NewInstruction[] {
   const list = a.payment_instructions ?? [];
   return list.map((p, i) => {
     const check = verified.find((v) => v.index === i);
@@ -269,7 +284,7 @@ async function freePlatformAccountNumber(tx: Sql): Promise<string> {
   // Bounded: a free number is all but certain on the first draw; ten taken in a row means something is wrong.
   for (let attempt = 0; attempt < 10; attempt++) {
     const candidate = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
-    if (!(await repo.isPlatformAccountNumberTaken(tx, candidate))) return candidate;
+    if (!(await creation.isPlatformAccountNumberTaken(tx, candidate))) return candidate;
   }
   throw new Error('no free platform account number after 10 draws');
 }

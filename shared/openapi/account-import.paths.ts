@@ -1,7 +1,7 @@
 // Account import: validate an account, stage it (v1), validate it (v2) and read a process's v2 status.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { EnergyAccountSchema, V2ValidateRequest } from '../account-import/account-import.schemas';
+import { EnergyAccountSchema, V2ValidateRequest } from '../account-import/energy-account';
 import { ERRORS } from './error-codes';
 import * as ex from './examples';
 import { errorResponses, jsonRequest, jsonResponse, REQUEST_ID_HEADER, withErrorCodes } from './responses';

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { EnergyAccountSchema, PART_SHAPES } from '../../shared/account-import/account-import.schemas';
+import { PART_SHAPES } from '../../shared/account-import/account-import.schemas';
+import { EnergyAccountSchema } from '../../shared/account-import/energy-account';
 import { issueToFieldError } from '../../shared/platform/validation';
 import { referenceDir } from '../openapi/published-contract';
 

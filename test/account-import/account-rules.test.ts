@@ -1,5 +1,6 @@
 // The account's field rules and cross-checks, without the database: every code the schema answers.
-import { EnergyAccountSchema, LIMITS } from '../../shared/account-import/account-import.schemas';
+import { LIMITS } from '../../shared/account-import/account-import.schemas';
+import { EnergyAccountSchema } from '../../shared/account-import/energy-account';
 import { isValidMpanCore, isValidMprn } from '../../shared/account-import/identifiers';
 import { issueToFieldError } from '../../shared/platform/validation';
 import { account, MPAN, MPAN_2, MPRN, type Json } from './account.fixture';

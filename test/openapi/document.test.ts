@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse, validate } from 'graphql';
 import { buildAuthSchema } from '../../api/routes/graphql.routes';
-import { EnergyAccountSchema, V2ValidateRequest } from '../../shared/account-import/account-import.schemas';
+import { EnergyAccountSchema, V2ValidateRequest } from '../../shared/account-import/energy-account';
 import { notesRequestSchema } from '../../shared/notes/note.schemas';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
 import { parseIdempotencyKey, parseRunId } from '../../shared/requests/request-headers';

@@ -2,32 +2,15 @@
 // own statements are in account-import.repository.ts). Every transition records an event.
 import type { Sql } from '../platform/db';
 import type { ValidationError } from '../platform/errors';
-import { markRefused, recordEvent } from './account-import.repository';
+import { recordEvent } from './account-import.repository';
+import { markRefused } from './create-account.repository';
 
 export const CREATION_EVENTS = {
   scheduled: 'EVENT_ACCOUNT_IMPORT_PROCESS_SCHEDULED',
-  started: 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED',
   errored: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
   dryRunErrored: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_ERRORED',
   cancelled: 'EVENT_ACCOUNT_IMPORT_PROCESS_CANCELLED',
 } as const;
-
-/**
- * A job begins: IN_PROGRESS on both status columns (the v1 reads' `state` and the v2 `status`), unless
- * the process has its account, was cancelled, or is IN_PROGRESS already (a retried job).
- */
-export async function markStarted(db: Sql, supplierCode: string, externalAccountNumber: string, now: Date) {
-  const { rows } = await db.query<{ id: number }>(
-    `UPDATE account_import_processes p
-        SET state = 'IN_PROGRESS', status = 'IN_PROGRESS', modified_at = $3
-      WHERE supplier_code = $1 AND external_account_number = $2
-        AND status NOT IN ('IN_PROGRESS', 'CANCELLED', 'PROCESSED')
-        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
-      RETURNING id`,
-    [supplierCode, externalAccountNumber, now],
-  );
-  if (rows[0]) await recordEvent(db, rows[0].id, CREATION_EVENTS.started, now, null);
-}
 
 /** The process row, locked until the transaction ends, with its v2 status. */
 export async function lockStatus(
