@@ -17,7 +17,8 @@ import { migrationNotOngoing, stageAccount, validateV2 } from './account-import.
 /** How far ahead a schedule window may end (the published contract's rule). */
 const MAX_WINDOW_AHEAD_MS = 4 * 24 * 3600 * 1000;
 
-const ProcessRequest = z.strictObject({
+/** The v1 process call's body. */
+export const ProcessRequest = z.strictObject({
   import_supplier_code: z.string().min(1).max(64),
   external_account_number: z.string().min(1).max(128),
   operations_team_name: z.string().min(1).max(255).nullable().optional(),
@@ -29,7 +30,8 @@ const TaskParams = z.strictObject({
   schedule_window_start: IsoDateTime.optional(),
   schedule_window_end: IsoDateTime.optional(),
 });
-const ScheduleRequest = z.strictObject({ payload: z.unknown(), task_params: TaskParams.optional() });
+/** The v2 schedule's body (its `payload` is validated as the account). */
+export const ScheduleRequest = z.strictObject({ payload: z.unknown(), task_params: TaskParams.optional() });
 
 interface Caller {
   organisationId: number;

@@ -1,6 +1,8 @@
-// Account import: validate an account, stage it (v1), validate it (v2) and read a process's v2 status.
+// Account import: validate an account, stage it and process it (v1), schedule and validate it (v2), and read a
+// process's v2 status.
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { accountProcessJob } from '../account-import/account-creation.job';
 import { EnergyAccountSchema, V2ValidateRequest } from '../account-import/energy-account';
 import { ERRORS } from './error-codes';
 import * as ex from './examples';
@@ -37,6 +39,52 @@ const ImportStatusResponse = named(
       .nullable()
       .describe('The latest transition of the process (EVENT_ACCOUNT_IMPORT_PROCESS_CREATED, _UPDATED, …).'),
     latest_error: ImportError.nullable().describe('The error of the latest failed attempt, if any.'),
+  }),
+);
+
+const ProcessRequestBody = named(
+  'ProcessAccountImportProcess',
+  z.object({
+    import_supplier_code: z.string().max(64),
+    external_account_number: z.string().max(128),
+    operations_team_name: z.string().max(255).nullable().optional(),
+    dry_run: z.boolean().optional(),
+  }),
+);
+
+const ProcessedAccount = named(
+  'ProcessAccountImportProcessCreation',
+  z.object({
+    external_account_number: z.string(),
+    platform_account_number: z.string(),
+    dry_run: z.literal(true).optional().describe('Present on a dry run: the account was not kept.'),
+  }),
+);
+
+const ScheduleRequestBody = named(
+  'ScheduleAccountCreation',
+  z.object({
+    payload: z.unknown().describe('The account (EnergyAccount).'),
+    task_params: z
+      .object({
+        is_dry_run: z.boolean().optional(),
+        schedule_window_start: z.string().optional(),
+        schedule_window_end: z.string().optional(),
+      })
+      .optional(),
+  }),
+);
+
+const ScheduledCreation = named(
+  'ScheduledAccountCreation',
+  z.object({
+    import_supplier_code: z.string(),
+    external_identifier: z.string(),
+    status: z.literal('PENDING'),
+    request_id: z.string().describe('The queued request: GET /v1/data-import/requests/<request_id>/ answers its job.'),
+    schedule_window_start: z.string(),
+    schedule_window_end: z.string(),
+    is_dry_run: z.boolean(),
   }),
 );
 
@@ -104,6 +152,62 @@ export function registerAccountImportPaths(registry: OpenAPIRegistry): void {
       ...errorResponses(ERRORS.stageAccount, {
         400: { examples: { account_import_process_already_imported: { value: ex.accountAlreadyImported } } },
       }),
+    },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: `/v1/data-import/${accountProcessJob.endpoint}/`,
+    operationId: 'processAccountImportProcess',
+    tags: [TAG],
+    summary: 'Create the account from its staged data',
+    ...withErrorCodes(
+      'Queued: a worker creates the account from the staged data in one transaction with the answer, and the request waits ' +
+        'for it as a transactions batch does (503 `result_pending` with `Location` when the wait runs out; Idempotency-Key ' +
+        'as on every queued write). The staged data is validated again first. `dry_run` does everything, answers as the real ' +
+        'run would (with `dry_run: true`) and keeps nothing. Two calls, or a call racing a v2 schedule, create one account.',
+      ERRORS.processAccount,
+    ),
+    security: SECURITY,
+    request: { body: jsonRequest(ProcessRequestBody, { example: { value: ex.accountProcessRequest } }) },
+    responses: {
+      201: jsonResponse(
+        'The account was created.',
+        ProcessedAccount,
+        { created: { value: ex.accountProcessed } },
+        REQUEST_ID_HEADER,
+      ),
+      ...errorResponses(ERRORS.processAccount),
+    },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/v2/data-import/accounts/',
+    operationId: 'scheduleAccountCreation',
+    tags: [TAG],
+    summary: 'Schedule the creation of an account',
+    ...withErrorCodes(
+      'Validates `payload` by the rules of validate-account (400), stages it, and schedules its creation for the window ' +
+        '(default: now until 4 days from now); answers 201 at once, with the v2 status endpoint as `Location`. The job waits ' +
+        "for the window's start; a window that ends before a worker starts it ends the process ERRORED with " +
+        '`schedule_window_passed`. Operators can cancel a PENDING creation (`admin accounts cancel`).',
+      ERRORS.scheduleAccount,
+    ),
+    security: SECURITY,
+    request: {
+      body: jsonRequest(ScheduleRequestBody, {
+        example: { value: { payload: ex.accountRequest, task_params: { is_dry_run: false } } },
+      }),
+    },
+    responses: {
+      201: jsonResponse(
+        'Scheduled.',
+        ScheduledCreation,
+        { scheduled: { value: ex.accountScheduled } },
+        REQUEST_ID_HEADER,
+      ),
+      ...errorResponses(ERRORS.scheduleAccount),
     },
   });
 

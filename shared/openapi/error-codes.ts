@@ -331,6 +331,59 @@ export const ERRORS = {
     ),
     fieldCodes: accountFieldCodes,
   },
+  processAccount: {
+    statuses: merge(
+      {
+        400: {
+          invalid_input:
+            'The body failed validation, or the staged account no longer passes (a product removed, a meter point taken); see `errors`.',
+          import_supplier_migration_not_ongoing: writable[400]!.import_supplier_migration_not_ongoing!,
+          account_import_process_already_imported:
+            'The account was already created: the body carries its `platform_account_number`.',
+          account_import_process_cancelled: 'An operator cancelled the creation; nothing was created.',
+          payment_method_customer_of_another_organisation:
+            "A STRIPE instruction's Stripe customer is bound to another organisation; reported at the instruction's `reference`.",
+          stripe_customer_not_recorded:
+            'The service requires a recorded Stripe customer (STRIPE_REQUIRE_RECORDED_CUSTOMER) and a new account has none.',
+        },
+        404: {
+          import_supplier_not_found: 'No import supplier with this code visible to the caller.',
+          account_not_found: 'Nothing is staged for this supplier and external account number.',
+        },
+        500: {
+          temporary_failure:
+            'The account could not be created because of a temporary failure, on every retry. Retry the request as it is.',
+        },
+      },
+      queued,
+      concurrencyLimited,
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: accountFieldCodes,
+  },
+  scheduleAccount: {
+    statuses: merge(
+      {
+        400: {
+          invalid_input: 'The account or the task parameters failed validation; see `errors`.',
+          import_supplier_migration_not_ongoing: writable[400]!.import_supplier_migration_not_ongoing!,
+          account_import_process_already_imported:
+            'The account was already created: the body carries its `platform_account_number`; nothing was scheduled.',
+        },
+        404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+      },
+      jsonBody,
+      authenticated,
+    ),
+    fieldCodes: {
+      ...accountFieldCodes,
+      schedule_window_end_too_far_in_future: '`task_params.schedule_window_end` is more than 4 days from now.',
+      invalid_schedule_window: 'The schedule window ends before it starts, or has already ended.',
+      schedule_window_passed:
+        'Not an answer of this request: the `latest_error` of a scheduled creation whose window ended before a worker started it (the v2 status endpoint).',
+    },
+  },
   transferStatus: {
     statuses: merge(
       {

@@ -490,3 +490,21 @@ export const importStatusErrored = {
     domain: 'import_process',
   },
 };
+
+export const accountProcessRequest = {
+  import_supplier_code: SUPPLIER,
+  external_account_number: 'EXTERNAL-1234',
+  operations_team_name: 'Account import team',
+};
+
+export const accountProcessed = { external_account_number: 'EXTERNAL-1234', platform_account_number: 'A-E8981832' };
+
+export const accountScheduled = {
+  import_supplier_code: SUPPLIER,
+  external_identifier: 'EXTERNAL-1234',
+  status: 'PENDING',
+  request_id: '3f0c2a9e-6b1d-4c8e-9a57-2d4e8f1b6c30',
+  schedule_window_start: '2026-11-26T06:00:00.000Z',
+  schedule_window_end: '2026-11-30T06:00:00.000Z',
+  is_dry_run: false,
+};
