@@ -1,4 +1,5 @@
 // `admin accounts …`: one account at a time by supplier and external number, or a whole NDJSON/CSV file.
+import { cancelAccountCreation } from '../../shared/account-import/account-creation.use-cases';
 import { applyAccountFile, type AccountFileReport } from '../../shared/admin/account-file.use-case';
 import { listAccounts, putAccount, showAccount } from '../../shared/admin/accounts.use-cases';
 import { formatOf } from '../../shared/admin/record-file';
@@ -103,5 +104,11 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     args: ['<supplier>', '<external_account_number>'],
     description: 'Show one account: state, platform account, statement periods, counts of imported data.',
     run: (db, args) => showAccount(db, ref(args)),
+  },
+  'accounts cancel': {
+    args: ['<supplier>', '<external_account_number>'],
+    description: 'Cancel a PENDING account creation (a v2 schedule): its job, when it starts, creates nothing.',
+    details: 'Answers {"cancelled": false} when the creation is not PENDING (running, done, or never scheduled).',
+    run: (db, [supplier, external]) => cancelAccountCreation(db, supplier!, external!, new Date()),
   },
 };

@@ -8,6 +8,7 @@ import { producerConnection } from '../../shared/platform/queues';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 import { until } from '../helpers/until';
+import { runAdmin } from '../helpers/admin-cli';
 import { account, applyCatalogue, importStatus, stageAccount } from './account.fixture';
 
 describe('account creation through the queue', () => {
@@ -178,7 +179,10 @@ describe('account creation through the queue', () => {
     });
     expect((await importStatus(app, tenant, tenant.supplier, number)).body.status).toBe('PENDING');
 
-    expect(await cancelAccountCreation(app.db, tenant.supplier, number, new Date())).toEqual({ cancelled: true });
+    const cancel = await runAdmin(['accounts', 'cancel', tenant.supplier, number], {
+      databaseUrl: app.config.DATABASE_URL,
+    });
+    expect(cancel).toMatchObject({ code: 0, json: { cancelled: true } });
     // The job would wait an hour: start it now.
     const queue = new Queue(accountScheduleJob.queue, {
       connection: producerConnection(app.config),

@@ -63,6 +63,7 @@ describe('admin CLI', () => {
         'admin accounts import',
         'admin accounts list',
         'admin accounts show',
+        'admin accounts cancel',
       ]),
     );
   });
