@@ -23,6 +23,8 @@ import type { WorkerContext } from './worker-context';
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** Whether this process's Redis connection answers PING within a second: the worker's liveness. */
+  redisAnswers(): Promise<boolean>;
   /** Stops taking jobs, lets running ones finish, closes connections. */
   stop(): Promise<void>;
 }
@@ -95,6 +97,11 @@ export async function startWorkers(deps: { config: Config; db: Database; logger:
 
   return {
     workers,
+    redisAnswers: () =>
+      Promise.race([
+        redis.ping().then((reply) => reply === 'PONG'),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1_000).unref()),
+      ]).catch(() => false),
     async stop() {
       clearInterval(timer);
       await Promise.all(workers.map((w) => w.close()));

@@ -37,6 +37,11 @@ export interface QueuedRequests {
   submit(req: SubmitRequest): Promise<QueuedRequestOutcome>;
   /** The stored answer of one of the organisation's requests (GET requests/<id>/), or 503 while pending. */
   find(organisationId: number, requestId: string): Promise<QueuedRequestOutcome>;
+  /**
+   * Ends every wait now and from now on (the process is stopping): a request whose answer is not
+   * stored yet answers 503 result_pending with its Location; its job goes on in the workers.
+   */
+  drain(): void;
   close(): void;
 }
 
@@ -46,6 +51,7 @@ interface Context {
   waitMs: number;
   waiters: WaiterRegistry;
   polling: boolean;
+  draining: boolean;
 }
 
 function hashRequest(endpoint: string, payload: unknown): string {
@@ -53,13 +59,17 @@ function hashRequest(endpoint: string, payload: unknown): string {
 }
 
 export function createQueuedRequests(deps: { db: Database; queues: JobQueues; waitMs: number }): QueuedRequests {
-  const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false };
+  const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false, draining: false };
   const stopListening = listenForCompletions(ctx);
   const poll = setInterval(() => pollWaiting(ctx), POLL_INTERVAL_MS);
   poll.unref();
   return {
     submit: (req) => submitQueuedRequest(ctx, req),
     find: (organisationId, requestId) => findRequestAnswer(ctx.db, organisationId, requestId),
+    drain() {
+      ctx.draining = true;
+      for (const id of ctx.waiters.waitingIds()) ctx.waiters.wake(id);
+    },
     close() {
       clearInterval(poll);
       stopListening();
@@ -160,7 +170,7 @@ async function waitForResult(
       if (row?.httpStatus != null) return answerOf(req, row.httpStatus, row.body);
     }
     const left = deadline - Date.now();
-    if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, requestId);
+    if (left <= 0 || ctx.draining) throw resultPending(RETRY_AFTER_SECONDS, requestId);
     const answer = eventAnswer(req, await waiter.next(left));
     if (answer) return answer;
     // Woken without an answer (a failed job, a job that found its row finished) or out of time.
