@@ -197,7 +197,15 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
     port,
     staff,
     async stop() {
+      // Readiness answers 503 from now on; the listener keeps serving while the load balancer (the
+      // Service's endpoints) stops routing here.
       stopping = true;
+      deps.logger.info({ delayMs: config.SHUTDOWN_DELAY_MS }, 'stopping: not ready, still serving');
+      if (config.SHUTDOWN_DELAY_MS > 0) await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
+      // Queued writes still waiting answer 503 result_pending with their Location (their jobs go on),
+      // instead of being cut when the connections close.
+      queued.drain();
+      deps.logger.info('stopping: listener closing');
       // Staff pages hold no long downloads: closing their sockets at once loses nothing.
       const staffClosed = staff && new Promise<void>((resolve) => staff.server.close(() => resolve()));
       staff?.server.closeAllConnections();
@@ -206,7 +214,7 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
       const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       server.closeIdleConnections();
       // A client that never finishes reading (a stalled list download) must not block shutdown forever.
-      const force = setTimeout(() => server.closeAllConnections(), 10_000);
+      const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_DRAIN_MS);
       await closed;
       await staffClosed;
       clearTimeout(force);

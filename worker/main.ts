@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   const metricsServer =
     config.WORKER_METRICS_PORT === undefined
       ? undefined
-      : await startMetricsServer(processMetrics(), config.WORKER_METRICS_PORT, config.METRICS_TOKEN);
+      : await startMetricsServer(processMetrics(), config.WORKER_METRICS_PORT, config.METRICS_TOKEN, () =>
+          workers.redisAnswers(),
+        );
   logger.info({ queues: workers.workers.map((w) => w.name) }, 'workers running');
   onShutdown(logger, async () => {
     metricsServer?.close();

@@ -18,6 +18,8 @@ import { scrubJobError } from './job-failure';
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** Whether this process's Redis connection answers PING within a second: the worker's liveness. */
+  redisAnswers(): Promise<boolean>;
   /** Stops taking jobs, lets running ones finish, closes connections. */
   stop(): Promise<void>;
 }
@@ -41,8 +43,10 @@ function handlersByQueue(ctx: JobContext): Map<string, Map<string, JobHandler>> 
     });
   }
   // Scheduled jobs need no parallelism.
-  for (const scheduled of SCHEDULED_JOBS)
-    add(scheduled.queue, scheduled.name, { run: () => scheduled.run(ctx), concurrency: 1 });
+  for (const scheduled of SCHEDULED_JOBS) {
+    const run = () => scheduled.run({ ...ctx, queuedRequestJobs: QUEUED_REQUEST_JOBS });
+    add(scheduled.queue, scheduled.name, { run, concurrency: 1 });
+  }
   return byQueue;
 }
 
@@ -102,6 +106,7 @@ export async function startWorkers(deps: JobContext): Promise<RunningWorkers> {
   const heartbeat = await startHeartbeat(deps, workerId);
   return {
     workers,
+    redisAnswers: heartbeat.redisAnswers,
     async stop() {
       heartbeat.stop();
       await Promise.all(workers.map((w) => w.close()));
@@ -141,6 +146,11 @@ async function startHeartbeat(deps: JobContext, workerId: string) {
   await heartbeat();
   const timer = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
   return {
+    redisAnswers: () =>
+      Promise.race([
+        redis.ping().then((reply) => reply === 'PONG'),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1_000).unref()),
+      ]).catch(() => false),
     stop: () => clearInterval(timer),
     async remove() {
       await removeBeat(redis, deps.config.QUEUE_PREFIX, workerId).catch(() => undefined);

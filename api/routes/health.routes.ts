@@ -27,6 +27,8 @@ export interface HealthDeps {
   redis: RedisClient;
   queues: JobQueues;
   metrics: Metrics;
+  /** True once the process is shutting down: readiness then answers 503. */
+  stopping?: () => boolean;
   /** Extra gauges read at scrape time (circuit breakers of an in-process worker). */
   collectors?: (() => void)[];
 }
@@ -38,31 +40,40 @@ export function healthRoutes(deps: HealthDeps): Router {
     res.json({ status: 'ok' });
   });
 
+  // Readiness of this API process: can it answer? PostgreSQL and Redis are needed by most requests;
+  // workers are not (status, lists, notes and statements need none, and a queued write without a
+  // worker answers 503 result_pending with its Location), so their presence is reported, never
+  // failing: an API pod stays in its Service while the workers restart. A stopping process answers
+  // 503 at once, so that the load balancer takes it out before its listener closes.
   router.get('/readyz', async (_req, res) => {
-    const checks = await Promise.allSettled([
+    const [postgres, redis, workers] = await Promise.allSettled([
       withTimeout(deps.db.pool.query('SELECT 1')),
       withTimeout(deps.redis.ping()),
-      withTimeout(liveWorkerCount(deps.redis, deps.config.QUEUE_PREFIX)).then((n) => {
-        if (n < 1) throw new Error('no worker heartbeat in the last 15 s');
-        return n;
-      }),
+      withTimeout(liveWorkerCount(deps.redis, deps.config.QUEUE_PREFIX)),
     ]);
-    const names = ['postgres', 'redis', 'workers'] as const;
+    const checks = { postgres, redis };
+    const names = ['postgres', 'redis'] as const;
     // Anyone may ask, so the answer names the failing checks only; why they fail (host names, ports,
     // driver messages) goes to the log.
-    const report = Object.fromEntries(
-      checks.map((c, i): [string, string] => [names[i]!, c.status === 'fulfilled' ? 'ok' : 'failing']),
-    );
-    const failing = names.filter((_, i) => checks[i]!.status === 'rejected');
+    const report = {
+      ...Object.fromEntries(
+        names.map((n): [string, string] => [n, checks[n].status === 'fulfilled' ? 'ok' : 'failing']),
+      ),
+      workers: workers.status === 'fulfilled' && workers.value > 0 ? 'ok' : 'none',
+    };
+    const failing = names.filter((n) => checks[n].status === 'rejected');
     if (failing.length) {
       const reasons = Object.fromEntries(
-        checks.flatMap((c, i) => (c.status === 'rejected' ? [[names[i]!, String(c.reason)]] : [])),
+        names.flatMap((n) => {
+          const c = checks[n];
+          return c.status === 'rejected' ? [[n, String(c.reason)]] : [];
+        }),
       );
       deps.logger.warn({ failing: reasons }, 'not ready');
     }
-    res
-      .status(failing.length ? 503 : 200)
-      .json({ status: failing.length ? 'unavailable' : 'ready', failing, checks: report });
+    const stopping = deps.stopping?.() ?? false;
+    const status = stopping ? 'stopping' : failing.length ? 'unavailable' : 'ready';
+    res.status(status === 'ready' ? 200 : 503).json({ status, failing, checks: report });
   });
 
   router.get('/metrics', async (req, res) => {

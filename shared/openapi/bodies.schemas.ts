@@ -175,10 +175,18 @@ const CheckState = z.enum(['ok', 'failing']);
 export const Readiness = named(
   'Readiness',
   z.object({
-    status: z.enum(['ready', 'unavailable']),
-    failing: z.array(z.enum(['postgres', 'redis', 'workers'])),
+    status: z
+      .enum(['ready', 'unavailable', 'stopping'])
+      .describe('`stopping`: the process is shutting down and will close its listener shortly.'),
+    failing: z.array(z.enum(['postgres', 'redis'])),
     checks: z
-      .object({ postgres: CheckState, redis: CheckState, workers: CheckState })
+      .object({
+        postgres: CheckState,
+        redis: CheckState,
+        workers: z
+          .enum(['ok', 'none'])
+          .describe('Information only: whether some worker sent a heartbeat in the last 15 s. Never failing.'),
+      })
       .describe('`ok` or `failing` per check; why one fails is in the service log only.'),
   }),
 );

@@ -74,8 +74,8 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
   const ready = { status: 'ready', failing: [], checks: { postgres: 'ok', redis: 'ok', workers: 'ok' } };
   const unavailable = {
     status: 'unavailable',
-    failing: ['workers'],
-    checks: { postgres: 'ok', redis: 'ok', workers: 'failing' },
+    failing: ['redis'],
+    checks: { postgres: 'ok', redis: 'failing', workers: 'none' },
   };
   registry.registerPath({
     method: 'get',
@@ -84,11 +84,13 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
     tags: ['Operations'],
     summary: 'Readiness',
     description:
-      'Checks PostgreSQL, Redis and that at least one worker sent a heartbeat in the last 15 s (each check times out after 1 s).',
+      'Checks PostgreSQL and Redis (each check times out after 1 s) and reports, without failing, whether some worker sent a heartbeat in the last 15 s. Answers 503 `stopping` once the process is shutting down.',
     security: [],
     responses: {
       200: jsonResponse('Ready.', Readiness, { ready: { value: ready } }),
-      503: jsonResponse('A check failed.', Readiness, { unavailable: { value: unavailable } }),
+      503: jsonResponse('A check failed, or the process is stopping.', Readiness, {
+        unavailable: { value: unavailable },
+      }),
     },
   });
 

@@ -215,6 +215,12 @@ export const ConfigSchema = z
     HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
     // Connections one listener holds at once; past it Node closes new ones unanswered.
     HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(2048),
+    // Shutdown on SIGTERM (docs/deployment.md, "Shutdown and probes"): /readyz answers 503 at once, the
+    // listener goes on serving for SHUTDOWN_DELAY_MS (the time a load balancer or Kubernetes takes to
+    // stop routing to the process), then queued writes still waiting answer 503 result_pending with
+    // their Location, the listener closes, and connections still open SHUTDOWN_DRAIN_MS later are cut.
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     // ── end of access and listeners ──
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })

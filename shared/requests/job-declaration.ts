@@ -126,7 +126,8 @@ export interface ScheduledJob {
   everyMs: number;
   retry: { attempts: number; backoff: BackoffOptions };
   cleanUp: CleanUp;
-  run: (ctx: JobContext) => Promise<unknown>;
+  /** `queuedRequestJobs`: every queued-request job kind of the catalog, for a job that looks after them. */
+  run: (ctx: JobContext & { queuedRequestJobs: readonly AnyQueuedRequestJob[] }) => Promise<unknown>;
 }
 
 /** The account of a request that writes to one (every kind but account creation). */

@@ -1,7 +1,9 @@
 // The service's one scheduled job: every hour, drop the stored answers of queued requests whose replay
-// window (24 h) has passed (purge-answers.ts). Every worker process upserts the same scheduler.
+// window (24 h) has passed (purge-answers.ts), and answer the requests whose job vanished from Redis
+// (answer-lost-jobs.ts). Every worker process upserts the same scheduler.
 import { CLEAN_UP } from '../platform/queues';
 import type { ScheduledJob } from './job-declaration';
+import { answerLostJobs } from './answer-lost-jobs';
 import { purgeExpiredAnswers } from './purge-answers';
 
 export const purgeAnswersJob: ScheduledJob = {
@@ -13,6 +15,9 @@ export const purgeAnswersJob: ScheduledJob = {
   async run(ctx) {
     const purged = await purgeExpiredAnswers(ctx.db, new Date());
     ctx.logger.info({ purged }, 'expired request answers purged');
-    return { purged };
+    const lost = await answerLostJobs(ctx.db, ctx.config, ctx.queuedRequestJobs, new Date());
+    if (lost > 0)
+      ctx.logger.warn({ lost }, 'pending requests whose job vanished from Redis answered 500 (retry as it is)');
+    return { purged, lost };
   },
 };

@@ -49,6 +49,11 @@ export interface QueuedRequests {
   schedule(req: SubmitRequest, delayMs: number): Promise<{ resultId: string; replayed: boolean }>;
   /** The stored answer of one of the organisation's requests (GET requests/<id>/), or 503 while pending. */
   find(organisationId: number, resultId: string): Promise<Answer>;
+  /**
+   * Ends every wait now and from now on (the process is stopping): a request whose answer is not
+   * stored yet answers 503 result_pending with its Location; its job goes on in the workers.
+   */
+  drain(): void;
   close(): void;
 }
 
@@ -65,6 +70,7 @@ interface QueuedRequestsDeps {
 interface Context extends QueuedRequestsDeps {
   waiters: WaiterRegistry;
   polling: boolean;
+  draining: boolean;
 }
 
 function hashRequest(endpoint: string, payload: unknown): string {
@@ -72,7 +78,7 @@ function hashRequest(endpoint: string, payload: unknown): string {
 }
 
 export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
-  const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false };
+  const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false, draining: false };
   const stopListening = listenForCompletions(ctx);
   const poll = setInterval(() => pollWaiting(ctx), POLL_INTERVAL_MS);
   poll.unref();
@@ -80,6 +86,10 @@ export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
     submit: (req) => submitQueuedRequest(ctx, req),
     schedule: (req, delayMs) => scheduleQueuedRequest(ctx, req, delayMs),
     find: (organisationId, resultId) => findRequestAnswer(ctx, organisationId, resultId),
+    drain() {
+      ctx.draining = true;
+      for (const id of ctx.waiters.waitingIds()) ctx.waiters.wake(id);
+    },
     close() {
       clearInterval(poll);
       stopListening();
@@ -198,7 +208,7 @@ async function waitForResult(
       if (row?.httpStatus != null) return answerOf(req, row.httpStatus, row.body);
     }
     const left = deadline - Date.now();
-    if (left <= 0) throw resultPending(RETRY_AFTER_SECONDS, resultId);
+    if (left <= 0 || ctx.draining) throw resultPending(RETRY_AFTER_SECONDS, resultId);
     const answer = eventAnswer(req, await waiter.next(left));
     if (answer) return answer;
     // Woken without an answer (a failed job, a job that found its row finished) or out of time.

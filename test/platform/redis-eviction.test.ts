@@ -22,6 +22,9 @@ function runEntryPoint(entry: string, redisUrl: string) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A process that does not refuse would run on: end it, so that the failing test leaves nothing behind.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  child.once('exit', () => clearTimeout(guard));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise<{ code: number | null; stderr: string }>((resolve) =>
