@@ -1,5 +1,5 @@
 // The HTTP facade: createApp wires routes to their dependencies; startApi/stop own the listener.
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { createServer, type Server } from 'node:http';
 import { createTokenSigner } from '../shared/auth/access-token';
@@ -97,20 +97,24 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/data-import', dataImport);
   app.use('/v1', v1);
 
-  // The published contract's v2 account endpoints: authenticated and limited as v1's data-import.
-  const v2 = express.Router();
-  v2.use(requireJsonBody());
-  const dataImportV2 = express.Router();
-  dataImportV2.use(authenticate(verifier, refuseRevoked));
-  dataImportV2.use(organisationRateLimit(redis, config));
-  dataImportV2.use(parseJsonBody(config.BODY_LIMIT_BYTES));
-  dataImportV2.use(accountImportV2Routes(deps));
-  v2.use('/data-import', dataImportV2);
-  app.use('/v2', v2);
+  app.use('/v2', v2Routes(deps, authenticate(verifier, refuseRevoked)));
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
   return app;
+}
+
+/** The published contract's v2 account endpoints: authenticated, limited and parsed as v1's data-import. */
+function v2Routes(deps: AppDeps, authenticated: RequestHandler): express.Router {
+  const v2 = express.Router();
+  v2.use(requireJsonBody());
+  const dataImportV2 = express.Router();
+  dataImportV2.use(authenticated);
+  dataImportV2.use(organisationRateLimit(deps.redis, deps.config));
+  dataImportV2.use(parseJsonBody(deps.config.BODY_LIMIT_BYTES));
+  dataImportV2.use(accountImportV2Routes(deps));
+  v2.use('/data-import', dataImportV2);
+  return v2;
 }
 
 /**

@@ -34,7 +34,7 @@ import {
 } from './create-account';
 
 /** What an account-creation job carries. `window_end`: a v2 schedule's, past which the job no longer creates. */
-export const AccountCreationPayload = z.strictObject({
+const AccountCreationPayload = z.strictObject({
   import_supplier_code: z.string().min(1).max(64),
   external_account_number: z.string().min(1).max(128),
   operations_team_name: z.string().min(1).max(255).optional(),

@@ -5,7 +5,7 @@ import type { ValidationError } from '../platform/errors';
 import { recordEvent } from './account-import.repository';
 import { markRefused } from './create-account.repository';
 
-export const CREATION_EVENTS = {
+const CREATION_EVENTS = {
   scheduled: 'EVENT_ACCOUNT_IMPORT_PROCESS_SCHEDULED',
   errored: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
   dryRunErrored: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_ERRORED',

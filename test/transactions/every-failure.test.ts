@@ -15,7 +15,6 @@ import {
   supplyCharge,
   type TestAccount,
 } from './transactions.fixture';
-import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 type Item = Record<string, unknown>;
 

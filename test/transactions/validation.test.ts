@@ -14,7 +14,6 @@ import {
   supplyCharge,
   type TestAccount,
 } from './transactions.fixture';
-import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 const MAX_ITEMS = 5;
 
