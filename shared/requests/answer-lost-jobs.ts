@@ -1,5 +1,5 @@
 // A queued request whose job is gone from Redis (evicted, lost with a Redis that restarted without its
-// data, failed while the database was away so its answer was never stored) would stay pending for ever:
+// data, or removed a day after it failed without storing an answer) would stay pending for ever:
 // no worker will ever finish it. The maintenance run answers such a request with its job's final 500
 // "retry the request as it is". That answer is always safe: a job's work and its request's answer
 // commit together, so a pending request has written nothing, and a job that still turns up later finds
@@ -16,8 +16,9 @@ import { storeAnswerIfPending } from './request-result.repository';
 const MAX_PER_RUN = 1000;
 
 /**
- * Answers the pending requests older than RESULT_WAIT_MS whose job is neither in its queue nor able to
- * run again (failed for good). Returns how many it answered.
+ * Answers the pending requests older than RESULT_WAIT_MS whose job is no longer in its queue. A job that
+ * failed without storing an answer is left to a retry with the same key (which re-adds it) until BullMQ
+ * removes it a day later. Returns how many it answered.
  */
 export async function answerLostJobs(
   db: Database,
@@ -49,8 +50,7 @@ export async function answerLostJobs(
     for (const row of rows) {
       const kind = jobs.find((j) => j.endpoint === row.endpoint);
       if (!kind) continue;
-      const job = await queueOf(kind).getJob(row.id);
-      if (job && (await job.getState()) !== 'failed') continue;
+      if (await queueOf(kind).getJob(row.id)) continue;
       await storeAnswerIfPending(db.pool, row.id, kind.exhausted());
       answered += 1;
     }
