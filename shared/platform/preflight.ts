@@ -32,9 +32,7 @@ export async function checkPostgres(databaseUrl: string, opts: { mayBeMissing?: 
 
 export async function checkRedis(target: RedisTarget): Promise<void> {
   // A cluster is reachable when any of its seed nodes answers: the client learns the rest from it.
-  const seeds = target.REDIS_CLUSTER_NODES?.map(
-    (n) => `redis://${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`,
-  ) ?? [target.REDIS_URL];
+  const seeds = target.REDIS_CLUSTER_NODES?.map((n) => clusterSeedUrl(target, n)) ?? [target.REDIS_URL];
   const failures: string[] = [];
   for (const url of seeds) {
     const failure = await pingRedis(url);
@@ -42,6 +40,16 @@ export async function checkRedis(target: RedisTarget): Promise<void> {
     failures.push(`${redactUrl(url)} (${failure})`);
   }
   throw new Error(`Redis is not reachable at ${failures.join(', ')}: ${HOW_TO_START.redis}.`);
+}
+
+/** A cluster seed node as a URL with the cluster's scheme and credentials (REDIS_CLUSTER_TLS, _USERNAME, _PASSWORD). */
+function clusterSeedUrl(target: RedisTarget, node: { host: string; port: number }): string {
+  const scheme = target.REDIS_CLUSTER_TLS ? 'rediss' : 'redis';
+  const user = target.REDIS_CLUSTER_USERNAME ? encodeURIComponent(target.REDIS_CLUSTER_USERNAME) : '';
+  const password = target.REDIS_CLUSTER_PASSWORD ? `:${encodeURIComponent(target.REDIS_CLUSTER_PASSWORD)}` : '';
+  const auth = user || password ? `${user}${password}@` : '';
+  const host = node.host.includes(':') ? `[${node.host}]` : node.host;
+  return `${scheme}://${auth}${host}:${node.port}`;
 }
 
 /** Undefined when the server answers PING, else why not. */

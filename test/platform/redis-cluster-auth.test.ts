@@ -2,6 +2,7 @@
 // cluster settings carry them to every node. Proved against a local three-master cluster that requires
 // a password and has an application user; TLS is checked on the options built (no certificates here).
 import { createRedis, clusterNodeOptions, untilReady } from '../../shared/platform/redis';
+import { checkRedis } from '../../shared/platform/preflight';
 import { checkRedisEviction } from '../../shared/platform/redis-eviction';
 import { request, createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
@@ -52,6 +53,10 @@ describe('on a Redis Cluster that requires an ACL user and password', () => {
           REDIS_CLUSTER_PASSWORD: APP_USER.password,
         }),
       ).toBeUndefined();
+      // So does the start-up check that Redis answers (before it, a cluster with a password failed start-up).
+      const withUser = { ...target, REDIS_CLUSTER_USERNAME: APP_USER.name, REDIS_CLUSTER_PASSWORD: APP_USER.password };
+      await expect(checkRedis(withUser)).resolves.toBeUndefined();
+      await expect(checkRedis(target)).rejects.toThrow(/not reachable/);
     } finally {
       anonymous.disconnect();
       wrong.disconnect();
