@@ -34,7 +34,10 @@ export const sendCommand = defineCommand({
       help: 'passed to the transactions endpoint as force_add_to_current_statement',
       flag: true,
     },
-    'dry-run': { type: 'boolean', help: 'transactions: the service checks every item and stores nothing' },
+    'dry-run': {
+      type: 'boolean',
+      help: 'transactions only: the service checks every item and stores nothing (other kinds refuse it)',
+    },
     ...FORMAT,
     ...RUNS_DIR,
     ...RUN_SETTINGS,
@@ -45,6 +48,11 @@ export const sendCommand = defineCommand({
     const [kind, file] = positionals;
     if (!isKind(kind) || !file || positionals.length > 2) {
       throw new UsageError(`send takes a kind (${KINDS.join(', ')}) and one file`);
+    }
+    // Only the transactions endpoint takes dry_run: for any other kind the flag would be dropped and
+    // every item written, the opposite of what the caller asked.
+    if (values['dry-run'] && kind !== 'transactions') {
+      throw new UsageError(`--dry-run is for transactions only: the ${kind} endpoint would store every item`);
     }
     if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
     const { checksum, lines } = await scanFile(file);
