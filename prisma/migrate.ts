@@ -299,6 +299,9 @@ export async function migrate(databaseUrl: string): Promise<MigrationReport> {
   }
 }
 
+/** What a starting process does about the schema (shared/platform/process.ts `prepare`). */
+export const schemaSteps = { migrate, problem: schemaProblem };
+
 if (require.main === module) {
   const url = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/data_import';
   migrate(url).then(

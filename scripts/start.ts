@@ -5,6 +5,7 @@
 // package.json runs it compiled (dist/scripts/start.js, built by scripts/build.js) rather than through
 // tsx, whose loader costs ~50 MB of memory in every process.
 import path from 'node:path';
+import { schemaSteps } from '../prisma/migrate';
 import { onShutdown, prepare } from '../shared/platform/process';
 import { supervise } from '../shared/platform/supervisor';
 
@@ -13,7 +14,7 @@ import { supervise } from '../shared/platform/supervisor';
 const entry = (file: string) => path.join(__dirname, '..', `${file}${path.extname(__filename)}`);
 
 async function main(): Promise<void> {
-  const { config, logger } = await prepare('data-import', { migrate: true });
+  const { config, logger } = await prepare('data-import', { schema: schemaSteps });
   const execArgv = config.CHILD_SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${config.CHILD_SEMI_SPACE_MB}`] : [];
   const children = supervise(
     [

@@ -3,13 +3,14 @@
 import cluster from 'node:cluster';
 import { workerPoolSize } from '../shared/catalog/jobs';
 import { processMetrics } from '../shared/platform/metrics';
+import { schemaSteps } from '../prisma/migrate';
 import { boot, onShutdown } from '../shared/platform/process';
 import { startMetricsServer } from './metrics-server';
 import { startWorkers } from './worker';
 
 async function main(): Promise<void> {
   const { config, db, logger } = await boot('worker', {
-    migrate: !cluster.isWorker,
+    schema: cluster.isWorker ? undefined : schemaSteps,
     role: 'worker',
     poolSize: workerPoolSize,
   });

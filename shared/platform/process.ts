@@ -1,10 +1,19 @@
 // Process lifecycle shared by the entry points: boot checks, then SIGTERM/SIGINT → graceful stop.
-import { migrate, schemaProblem } from '../../prisma/migrate';
 import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type ProcessRole } from './config';
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
 import { checkPostgres, checkRedis } from './preflight';
 import { checkRedisEviction } from './redis-eviction';
+
+/**
+ * What a process that starts first does about the schema (prisma/migrate.ts `schemaSteps`): given by the
+ * entry point, so this ground floor does not import the migrations above it.
+ */
+export interface SchemaSteps {
+  migrate(databaseUrl: string): Promise<unknown>;
+  /** Why the schema is not this build's, or undefined when it is. */
+  problem(databaseUrl: string): Promise<string | undefined>;
+}
 
 export interface Booted {
   config: Config;
@@ -14,27 +23,28 @@ export interface Booted {
 
 /**
  * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer (and
- * that Redis never evicts keys), then, when `opts.migrate` (the process that starts first, not a
+ * that Redis never evicts keys), then, given `opts.schema` (the process that starts first, not a
  * supervised child): applies pending migrations, or with MIGRATE_ON_START=false only checks that none
  * is pending. Exits with one clear line if anything is wrong.
  */
 export async function prepare(
   name: string,
-  opts: { migrate: boolean; role?: ProcessRole },
+  opts: { schema?: SchemaSteps; role?: ProcessRole },
 ): Promise<Omit<Booted, 'db'>> {
   const role = opts.role ?? 'api';
   let config: Config;
   let evictionWarning: string | undefined;
   try {
     config = loadConfig(process.env, role);
-    const migrates = opts.migrate && config.MIGRATE_ON_START;
+    const { schema } = opts;
+    const migrates = schema !== undefined && config.MIGRATE_ON_START;
     // A missing database is created by the start-up migration; without one it is an error.
     await checkPostgres(config.DATABASE_URL, { mayBeMissing: migrates });
     await checkRedis(config);
     evictionWarning = await checkRedisEviction(config);
-    if (migrates) await migrate(config.DATABASE_URL);
-    else if (opts.migrate) {
-      const problem = await schemaProblem(config.DATABASE_URL);
+    if (migrates) await schema.migrate(config.DATABASE_URL);
+    else if (schema) {
+      const problem = await schema.problem(config.DATABASE_URL);
       if (problem !== undefined) throw new Error(problem);
     }
   } catch (err) {
@@ -57,7 +67,7 @@ export async function prepare(
 /** prepare(), then the process's database pool. */
 export async function boot(
   name: string,
-  opts: { migrate: boolean; role?: ProcessRole; poolSize?: (config: Config) => number },
+  opts: { schema?: SchemaSteps; role?: ProcessRole; poolSize?: (config: Config) => number },
 ): Promise<Booted> {
   const { config, logger } = await prepare(name, opts);
   const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;

@@ -30,7 +30,7 @@ function importedFolders(file: string, depth = 1): string[] {
 const FORBIDDEN: Record<string, string[]> = {
   api: ['worker', 'scripts', 'test', 'bench'],
   worker: ['api', 'scripts', 'test', 'bench'],
-  shared: ['api', 'worker', 'scripts', 'test', 'bench'],
+  shared: ['api', 'worker', 'scripts', 'test', 'bench', 'prisma'],
 };
 
 describe('layering', () => {
