@@ -9,7 +9,7 @@
 // account's STRIPE instructions are verified with the vendor through its circuit breaker.
 import { z } from 'zod';
 import type { Config } from '../platform/config';
-import { inTransaction } from '../platform/db';
+import { inTransaction, type Sql } from '../platform/db';
 import { TransientError, ValidationError } from '../platform/errors';
 import { CLEAN_UP } from '../platform/queues';
 import { parseOrThrow } from '../platform/validation';
@@ -70,8 +70,7 @@ const common = {
     inFlight: 2,
   },
   prepare: startCreation,
-  commit: (tx: Parameters<typeof createInGroup>[0], requests: PreparedRequest<AccountCreation, Prepared>[]) =>
-    createInGroup(tx, requests, new Date()),
+  commit: (tx: Sql, requests: PreparedRequest<AccountCreation, Prepared>[]) => createInGroup(tx, requests, new Date()),
   exhausted: () =>
     new TransientError(
       'temporary_failure',
@@ -119,7 +118,7 @@ async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobCo
 
 /** In the group's transaction: each creation in turn (they are of different accounts). */
 async function createInGroup(
-  tx: Parameters<typeof createAccount>[0],
+  tx: Sql,
   requests: PreparedRequest<AccountCreation, Prepared>[],
   now: Date,
 ): Promise<Answer[]> {
@@ -129,7 +128,7 @@ async function createInGroup(
 }
 
 async function createOne(
-  tx: Parameters<typeof createAccount>[0],
+  tx: Sql,
   request: QueuedRequest<AccountCreation>,
   prepared: Prepared,
   now: Date,
@@ -170,7 +169,7 @@ async function createOne(
 
 /** The first organisation whose instruction uses a Stripe customer's card binds it (as the payment-instruction job does). */
 async function stripeOwnedElsewhere(
-  tx: Parameters<typeof createAccount>[0],
+  tx: Sql,
   organisationId: number,
   verified: VerifiedInstruction[],
 ): Promise<ValidationError | undefined> {

@@ -20,6 +20,12 @@ describe('account creation through the queue', () => {
   afterAll(() => app.close());
 
   const external = () => `EXT-${uniqueSuffix()}`;
+  /** A v2 schedule whose window starts in an hour: its job waits in BullMQ until a test promotes it. */
+  const scheduleInAnHour = (tenant: Tenant, number: string) =>
+    schedule(app, tenant, {
+      payload: account(tenant.supplier, number),
+      task_params: { schedule_window_start: new Date(Date.now() + 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z') },
+    });
   const withScheduleQueue = async (use: (queue: Queue) => Promise<unknown>) => {
     const queue = new Queue(accountScheduleJob.queue, {
       connection: producerConnection(app.config),
@@ -172,11 +178,7 @@ describe('account creation through the queue', () => {
   it('v2: an operator cancels a PENDING creation; when its job runs it creates nothing', async () => {
     const tenant = await createTenant(app);
     const number = external();
-    const start = new Date(Date.now() + 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const res = await schedule(app, tenant, {
-      payload: account(tenant.supplier, number),
-      task_params: { schedule_window_start: start },
-    });
+    const res = await scheduleInAnHour(tenant, number);
     expect((await importStatus(app, tenant, tenant.supplier, number)).body.status).toBe('PENDING');
 
     const cancel = await runAdmin(['accounts', 'cancel', tenant.supplier, number], {
@@ -184,21 +186,13 @@ describe('account creation through the queue', () => {
     });
     expect(cancel).toMatchObject({ code: 0, json: { cancelled: true } });
     // The job would wait an hour: start it now.
-    const queue = new Queue(accountScheduleJob.queue, {
-      connection: producerConnection(app.config),
-      prefix: app.config.QUEUE_PREFIX,
+    await withScheduleQueue(async (queue) => (await queue.getJob(res.body.request_id as string))!.promote());
+    await until('the job to finish', async () => {
+      const row = await app.db.pool.query('SELECT http_status FROM request_results WHERE id = $1', [
+        res.body.request_id,
+      ]);
+      return row.rows[0]?.http_status ?? undefined;
     });
-    try {
-      await (await queue.getJob(res.body.request_id as string))!.promote();
-      await until('the job to finish', async () => {
-        const row = await app.db.pool.query('SELECT http_status FROM request_results WHERE id = $1', [
-          res.body.request_id,
-        ]);
-        return row.rows[0]?.http_status ?? undefined;
-      });
-    } finally {
-      await queue.close();
-    }
 
     expect((await importStatus(app, tenant, tenant.supplier, number)).body.status).toBe('CANCELLED');
     expect(await accountsOf(tenant.supplier, number)).toEqual([]);
@@ -208,11 +202,7 @@ describe('account creation through the queue', () => {
   it('v2: a window that passes before a worker starts the job ends the process ERRORED with schedule_window_passed', async () => {
     const tenant = await createTenant(app);
     const number = external();
-    const start = new Date(Date.now() + 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const res = await schedule(app, tenant, {
-      payload: account(tenant.supplier, number),
-      task_params: { schedule_window_start: start },
-    });
+    const res = await scheduleInAnHour(tenant, number);
     expect(res.status).toBe(201);
 
     // As if no worker took the job before its window ended: the end is now behind it, and it starts now.
