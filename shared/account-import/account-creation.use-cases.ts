@@ -12,7 +12,7 @@ import { parseRequestHeaders, type RequestHeaders } from '../requests/request-he
 import { accountProcessJob, accountScheduleJob, type AccountCreation } from './account-creation.job';
 import * as creation from './creation-status.repository';
 import * as repo from './account-import.repository';
-import { migrationNotOngoing, stageAccount, validateV2 } from './account-import.use-cases';
+import { migrationNotOngoing, stageAccount, v2Payload } from './account-import.use-cases';
 
 /** How far ahead a schedule window may end (the published contract's rule). */
 const MAX_WINDOW_AHEAD_MS = 4 * 24 * 3600 * 1000;
@@ -85,11 +85,11 @@ export async function scheduleAccountCreation(
   const headers = parseRequestHeaders(caller.headers);
   const { payload, task_params: params = {} } = parseOrThrow(ScheduleRequest, body);
   const window = scheduleWindow(params, now);
-  const account = await validateV2(deps.db, caller.organisationId, { payload });
-  const staged = await stageAccount(deps.db, caller.organisationId, payload, now);
+  // Staging validates the account by the rules of validate-account, then stores it.
+  const staged = await stageAccount(deps.db, caller.organisationId, v2Payload({ payload }), now);
   const job: AccountCreation = {
-    import_supplier_code: account.import_supplier,
-    external_account_number: account.external_account_number,
+    import_supplier_code: staged.body.import_supplier_code,
+    external_account_number: staged.body.external_account_number,
     dry_run: params.is_dry_run ?? false,
     window_end: window.end.toISOString(),
   };

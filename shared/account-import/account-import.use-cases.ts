@@ -140,11 +140,16 @@ export async function validateAccount(
  * `payload` itself is reported at `payload`.
  */
 export async function validateV2(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
-  const payload = (body as { payload?: unknown } | null)?.payload;
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) parseOrThrow(V2ValidateRequest, body);
-  const { account } = await parseVisible(db, organisationId, payload);
+  const { account } = await parseVisible(db, organisationId, v2Payload(body));
   throwIfAny(await checkAgainstDatabase(db.pool, account));
   return account;
+}
+
+/** A v2 body's `payload`; a missing or malformed one is reported at `payload` (the account's own faults at its fields). */
+export function v2Payload(body: unknown): unknown {
+  const payload = (body as { payload?: unknown } | null)?.payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) parseOrThrow(V2ValidateRequest, body);
+  return payload;
 }
 
 /**
