@@ -27,7 +27,9 @@ function pgbouncerBinary(): string {
     if (spawnSync(candidate, ['--version']).status === 0) return candidate;
   }
   if (spawnSync('pgbouncer', ['--version']).status === 0) return 'pgbouncer';
-  throw new Error('pgbouncer is not installed: `apt-get install -y pgbouncer` (`npm test` installs it when missing: scripts/ensure-test-tools.js)');
+  throw new Error(
+    'pgbouncer is not installed: `apt-get install -y pgbouncer` (`npm test` installs it when missing: scripts/ensure-test-tools.js)',
+  );
 }
 
 async function freePort(): Promise<number> {
