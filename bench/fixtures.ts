@@ -4,6 +4,7 @@
 import { migrate } from '../prisma/migrate';
 import { applyFile } from '../shared/admin/apply.use-case';
 import { createDatabase, type Database } from '../shared/platform/db';
+import { ACCOUNT_ELEC_TARIFF, ACCOUNT_GAS_TARIFF, ACCOUNT_TEAM } from './account-payloads';
 
 export const OPEN_FROM = '2020-01-01';
 const API_KEY = `bench-api-key-${'k'.repeat(32)}`;
@@ -17,7 +18,11 @@ export interface Fixtures {
   listSupplier: string;
   /** External numbers are `EXT-${index padded to 8}` for index 1..listAccounts. */
   listAccounts: number;
+  /** The `accounts` phase's supplier: emptied at the start of the phase (clearAccountSupplier). */
+  accountSupplier: string;
 }
+
+export const ACCOUNT_SUPPLIER = 'BENCH_ACCOUNTS';
 
 export const writeExternal = (f: Fixtures, index: number) => `${f.writePrefix}${String(index).padStart(7, '0')}`;
 export const listExternal = (index: number) => `EXT-${String(index).padStart(8, '0')}`;
@@ -32,8 +37,14 @@ export async function prepareFixtures(databaseUrl: string, accounts: number, lis
       suppliers: [
         { code: writeSupplier, document_root: `bench/${writeSupplier}` },
         { code: listSupplier, document_root: `bench/${listSupplier}` },
+        { code: ACCOUNT_SUPPLIER, document_root: `bench/${ACCOUNT_SUPPLIER}` },
       ],
-      organisations: [{ name: 'bench', api_key: API_KEY, suppliers: [writeSupplier, listSupplier] }],
+      organisations: [{ name: 'bench', api_key: API_KEY, suppliers: [writeSupplier, listSupplier, ACCOUNT_SUPPLIER] }],
+      products: [
+        { code: ACCOUNT_ELEC_TARIFF, rates: [] },
+        { code: ACCOUNT_GAS_TARIFF, rates: [] },
+      ],
+      operations_teams: [{ name: ACCOUNT_TEAM }],
     });
     await db.pool.query('TRUNCATE transactions, notes, request_results');
     await seedWriteAccounts(db, writeSupplier, accounts);
@@ -50,6 +61,7 @@ export async function prepareFixtures(databaseUrl: string, accounts: number, lis
       writeAccountIds: ids.rows.map((r) => r.id),
       listSupplier,
       listAccounts,
+      accountSupplier: ACCOUNT_SUPPLIER,
     };
   } finally {
     await db.close();
@@ -70,7 +82,7 @@ async function seedWriteAccounts(db: Database, supplier: string, accounts: numbe
     [supplier, OPEN_FROM],
   );
   if (ready === accounts) return;
-  await deleteSupplierAccounts(db, supplier);
+  await deleteSupplierAccounts(db.pool, supplier);
   await db.pool.query(
     `INSERT INTO account_import_processes (supplier_code, external_account_number, state)
      SELECT $1, 'W-' || lpad(g::text, 7, '0'), 'IMPORTED' FROM generate_series(1, $2::int) g`,
@@ -94,7 +106,7 @@ async function seedListAccounts(db: Database, supplier: string, accounts: number
     supplier,
   ]);
   if (have === accounts) return;
-  await deleteSupplierAccounts(db, supplier);
+  await deleteSupplierAccounts(db.pool, supplier);
   await db.pool.query(
     `INSERT INTO account_import_processes (supplier_code, external_account_number, state)
      SELECT $1, 'EXT-' || lpad(g::text, 8, '0'), (CASE WHEN g % 2 = 0 THEN 'IMPORTED' ELSE 'STAGED' END)::"ImportState"
@@ -110,11 +122,20 @@ async function seedListAccounts(db: Database, supplier: string, accounts: number
   await db.pool.query('ANALYZE accounts');
 }
 
-async function deleteSupplierAccounts(db: Database, supplier: string): Promise<void> {
+/** Empties the `accounts` phase's supplier: its accounts (with all they hold) and processes go. */
+export async function clearAccountSupplier(pg: Queryable): Promise<void> {
+  await deleteSupplierAccounts(pg, ACCOUNT_SUPPLIER);
+}
+
+interface Queryable {
+  query(sql: string, params: unknown[]): Promise<unknown>;
+}
+
+async function deleteSupplierAccounts(pg: Queryable, supplier: string): Promise<void> {
   // Everything hanging off an account (periods, notes, transactions…) goes with it: ON DELETE CASCADE.
-  await db.pool.query(
+  await pg.query(
     'DELETE FROM accounts WHERE process_id IN (SELECT id FROM account_import_processes WHERE supplier_code = $1)',
     [supplier],
   );
-  await db.pool.query('DELETE FROM account_import_processes WHERE supplier_code = $1', [supplier]);
+  await pg.query('DELETE FROM account_import_processes WHERE supplier_code = $1', [supplier]);
 }

@@ -4,6 +4,7 @@
 import { createHistogram, performance } from 'node:perf_hooks';
 import { Pool as PgPool } from 'pg';
 import { Pool } from 'undici';
+import { accountsLoad, type AccountsResult, type AccountsSpec } from './account-load';
 import { CEILING_SQL, ceilingParams, notesBody, statementsBody, transactionsBody, type WriteTarget } from './payloads';
 
 interface Window {
@@ -43,7 +44,8 @@ export type LoadSpec =
     })
   | { kind: 'hold'; base: string; token: string; targets: WriteTarget[]; clients: number; batch: number; runId: string }
   | (Window & { kind: 'status'; base: string; token: string; supplier: string; accounts: number })
-  | { kind: 'download'; base: string; token: string; path: string };
+  | { kind: 'download'; base: string; token: string; path: string }
+  | AccountsSpec;
 
 export interface WindowResult {
   requests: number;
@@ -231,7 +233,8 @@ async function hold(spec: Extract<LoadSpec, { kind: 'hold' }>): Promise<HoldResu
   return { statuses, seconds: (performance.now() - started) / 1000 };
 }
 
-export async function runLoad(spec: LoadSpec): Promise<WindowResult | DownloadResult | HoldResult> {
+export async function runLoad(spec: LoadSpec): Promise<WindowResult | DownloadResult | HoldResult | AccountsResult> {
+  if (spec.kind === 'accounts') return accountsLoad(spec);
   if (spec.kind === 'ceiling') return ceiling(spec);
   if (spec.kind === 'download') return download(spec);
   if (spec.kind === 'hold') return hold(spec);

@@ -4,6 +4,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Client } from 'pg';
+import type { AccountsResult } from './account-load';
 import type { DownloadResult, HoldResult, LoadSpec, WindowResult } from './load';
 import { childrenByRole, cpuSeconds, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
 import type { CpuUse, Throughput } from './results';
@@ -12,7 +13,9 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 export const say = (message: string) => process.stderr.write(`bench: ${message}\n`);
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function runLoad<T extends WindowResult | DownloadResult | HoldResult>(spec: LoadSpec): Promise<T> {
+export function runLoad<T extends WindowResult | DownloadResult | HoldResult | AccountsResult>(
+  spec: LoadSpec,
+): Promise<T> {
   const child = fork(path.join(__dirname, 'load.ts'), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   let answer: { result?: T; error?: string } = {};
   child.once('message', (m: typeof answer) => (answer = m));

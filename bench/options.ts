@@ -6,6 +6,7 @@ export const PHASES = [
   'ceiling',
   'transactions',
   'real',
+  'accounts',
   'notes',
   'status',
   'list',
@@ -26,6 +27,9 @@ export interface BenchOptions {
   /** The real shape (`real` phase): clients, and transactions per request (notes and statements: one). */
   realClients: number;
   realBatch: number;
+  /** The `accounts` phase: accounts scheduled, and how many each client keeps awaiting PROCESSED. */
+  accountCount: number;
+  accountDepth: number;
   warmupSeconds: number;
   seconds: number;
   /** `dist`: built and run as `npm start` does; `tsx`: the TypeScript sources (no build, ~50 MB more RSS). */
@@ -55,6 +59,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       // The rehearsal's shape: the client's concurrency, 10 transactions per account and request.
       'real-clients': { type: 'string', default: '16' },
       'real-batch': { type: 'string', default: '10' },
+      'account-count': { type: 'string', default: '3000' },
+      'account-depth': { type: 'string', default: '4' },
       warmup: { type: 'string', default: '3' },
       seconds: { type: 'string', default: '12' },
       runtime: { type: 'string', default: 'dist' },
@@ -86,6 +92,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     batch: positive('batch', values.batch),
     realClients: positive('real-clients', values['real-clients']),
     realBatch: positive('real-batch', values['real-batch']),
+    accountCount: positive('account-count', values['account-count']),
+    accountDepth: positive('account-depth', values['account-depth']),
     warmupSeconds: Number(values.warmup),
     seconds: positive('seconds', values.seconds),
     runtime: values.runtime,

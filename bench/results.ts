@@ -1,4 +1,5 @@
 // The shape of bench/results.json: what one `npm run bench` measured, phase by phase.
+import type { AccountsPhaseResult } from './accounts';
 import type { DownloadResult, WindowResult } from './load';
 
 export interface CpuUse {
@@ -31,6 +32,8 @@ export interface BenchResults {
     batch: number;
     realClients?: number;
     realBatch?: number;
+    accountCount?: number;
+    accountDepth?: number;
     warmupSeconds: number;
     seconds: number;
     runtime: string;
@@ -40,6 +43,8 @@ export interface BenchResults {
   notes?: Throughput;
   /** The rehearsal's shape: `batch` transactions per request, one note or statement per request. */
   real?: { clients: number; batch: number; transactions: Throughput; notes: Throughput; statements: Throughput };
+  /** Accounts scheduled through v2 and awaited until PROCESSED (bench/accounts.ts). */
+  accounts?: AccountsPhaseResult;
   status?: Throughput;
   list?: DownloadResult & {
     accounts: number;

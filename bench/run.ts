@@ -16,6 +16,7 @@ import { parseOptions, type BenchOptions, type Phase } from './options';
 import { childrenByRole, loadAverage, rssMb } from './proc';
 import { formatTable } from './report';
 import type { BenchResults, Throughput } from './results';
+import { accountsPhase, accountsRows } from './accounts';
 import { leversPhase } from './levers';
 import { realShapePhase, realShapeRows } from './real-shape';
 import { scaleOutPhase } from './scale-out';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
   }
   results.host.loadAfter = loadAverage();
   writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
-  process.stdout.write(formatTable(results, realShapeRows(results)) + '\n');
+  process.stdout.write(formatTable(results, [...realShapeRows(results), ...accountsRows(results.accounts)]) + '\n');
   say(
     `results in ${opts.out}, service log in ${results.serviceLog}, ${((Date.now() - t0) / 1000).toFixed(0)} s in all`,
   );
@@ -143,6 +144,8 @@ function newResults(opts: BenchOptions): BenchResults {
       batch: opts.batch,
       realClients: opts.realClients,
       realBatch: opts.realBatch,
+      accountCount: opts.accountCount,
+      accountDepth: opts.accountDepth,
       warmupSeconds: opts.warmupSeconds,
       seconds: opts.seconds,
       runtime: opts.runtime,
@@ -156,9 +159,11 @@ async function npmStartPhases(b: Bench): Promise<void> {
   const { opts, has, results } = b;
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`] : [];
   const port = await freePort();
+  // The worker child serves /metrics (its group commits) on a port of its own; only here, where one worker runs.
+  const metrics = { port: await freePort(), token: `bench-metrics-${b.runId}-${'t'.repeat(16)}` };
   const service = spawnService('start', {
     runtime: opts.runtime,
-    env: b.env,
+    env: { ...b.env, WORKER_METRICS_PORT: String(metrics.port), METRICS_TOKEN: metrics.token },
     port,
     logFile: results.serviceLog,
     nodeArgs,
@@ -177,6 +182,14 @@ async function npmStartPhases(b: Bench): Promise<void> {
     }
     const meter = new CpuMeter(b.pg, await redisPid(), service.pid);
     await writePhases(b, meter, service.base, token);
+    if (has('accounts')) {
+      const { accountCount: count, clients, accountDepth: depth } = opts;
+      results.accounts = await accountsPhase(meter, {
+        ...{ base: service.base, token, pg: b.pg, supplier: b.f.accountSupplier, runId: b.runId },
+        ...{ count, clients, depth, pids },
+        metrics: { url: `http://127.0.0.1:${metrics.port}/metrics`, token: metrics.token },
+      });
+    }
     await readPhases(b, meter, service.base, token);
     if (results.idle)
       Object.assign(results.idle, { apiRssAfterLoadMb: rssMb(pids.api), workerRssAfterLoadMb: rssMb(pids.worker) });
