@@ -9,7 +9,7 @@
 // account's STRIPE instructions are verified with the vendor through its circuit breaker.
 import { z } from 'zod';
 import type { Config } from '../platform/config';
-import { inTransaction, type Sql } from '../platform/db';
+import type { Sql } from '../platform/db';
 import { TransientError, ValidationError } from '../platform/errors';
 import { CLEAN_UP } from '../platform/queues';
 import { parseOrThrow } from '../platform/validation';
@@ -25,13 +25,7 @@ import {
 import { verifyAtVendor } from '../payment-instructions/vendors/vendors';
 import { bindStripeCustomer } from '../payment-instructions/payment-instruction.repository';
 import * as repo from './creation-status.repository';
-import {
-  createAccount,
-  markCreationStarted,
-  readStagedAccount,
-  stripeInstructionsOf,
-  type VerifiedInstruction,
-} from './create-account';
+import { createLockedAccount, lockProcess, markCreationStarted, type VerifiedInstruction } from './create-account';
 
 /** What an account-creation job carries. `window_end`: a v2 schedule's, past which the job no longer creates. */
 const AccountCreationPayload = z.strictObject({
@@ -96,18 +90,17 @@ export const accountScheduleJob = queuedRequestJob<AccountCreation, Prepared>({
 async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobContext): Promise<Prepared> {
   const { import_supplier_code: supplier, external_account_number: external, dry_run } = request.payload;
   const started = { supplierCode: supplier, externalAccountNumber: external, dryRun: dry_run };
-  await inTransaction(ctx.db, (tx) => markCreationStarted(tx, started, new Date()));
+  // One statement, committed on its own: the status endpoints show the running job.
+  const start = await markCreationStarted(ctx.db.pool, started, new Date());
   const prepared: Prepared = { documentBucket: ctx.config.DOCUMENT_BUCKET, verifiedInstructions: [] };
-  const staged = await readStagedAccount(ctx.db.pool, supplier, external);
-  const stripe = staged ? stripeInstructionsOf(staged) : [];
+  const stripe = start?.stripeInstructions ?? [];
   if (stripe.length > 0 && ctx.config.STRIPE_REQUIRE_RECORDED_CUSTOMER) {
     return { ...prepared, refusal: stripeNeedsRecordedCustomer(stripe[0]!.index) };
   }
-  for (const { index, reference } of stripe) {
-    const instruction = staged!.payment_instructions![index]!;
+  for (const { index, reference, type } of stripe) {
     const details = await verifyAtVendor(
       ctx.config,
-      { vendor: 'STRIPE', type: instruction.type, reference },
+      { vendor: 'STRIPE', type, reference },
       request.organisationId,
       ctx.config.VENDOR_TIMEOUT_MS,
     );
@@ -134,7 +127,16 @@ async function createOne(
   now: Date,
 ): Promise<Answer> {
   const p = request.payload;
-  const process = await repo.lockStatus(tx, p.import_supplier_code, p.external_account_number);
+  const input = {
+    supplierCode: p.import_supplier_code,
+    externalAccountNumber: p.external_account_number,
+    operationsTeamName: p.operations_team_name,
+    dryRun: p.dry_run,
+    resultId: request.resultId,
+    documentBucket: prepared.documentBucket,
+    verifiedInstructions: prepared.verifiedInstructions,
+  };
+  const process = await lockProcess(tx, input);
   const refusal =
     prepared.refusal ??
     (process?.status === 'CANCELLED' ? cancelled() : undefined) ??
@@ -145,19 +147,7 @@ async function createOne(
       await repo.markRefusedBeforeCreation(tx, process.id, p.dry_run, refusal, now);
     return refusalAnswer(refusal);
   }
-  const outcome = await createAccount(
-    tx,
-    {
-      supplierCode: p.import_supplier_code,
-      externalAccountNumber: p.external_account_number,
-      operationsTeamName: p.operations_team_name,
-      dryRun: p.dry_run,
-      resultId: request.resultId,
-      documentBucket: prepared.documentBucket,
-      verifiedInstructions: prepared.verifiedInstructions,
-    },
-    now,
-  );
+  const outcome = await createLockedAccount(tx, process, input, now);
   if (outcome.outcome === 'refused') return refusalAnswer(outcome.error);
   const body = {
     external_account_number: outcome.external_account_number,

@@ -2,7 +2,7 @@
 // transactions batch waits for its import) and the v2 schedule (validated and staged at once, created by a
 // job that starts at the window's start). The worker's half is account-creation.job.ts.
 import { z } from 'zod';
-import { inTransaction, type Database } from '../platform/db';
+import type { Database } from '../platform/db';
 import { NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
 import { IsoDateTime } from '../platform/fields';
 import { parseOrThrow } from '../platform/validation';
@@ -104,15 +104,12 @@ export async function scheduleAccountCreation(
     },
     Math.max(0, window.start.getTime() - now.getTime()),
   );
-  await inTransaction(deps.db, async (tx) => {
-    const process = await creation.lockStatus(tx, job.import_supplier_code, job.external_account_number);
-    await creation.markScheduled(
-      tx,
-      process!.id,
-      { dryRun: job.dry_run, windowStart: window.start, windowEnd: window.end, resultId },
-      now,
-    );
-  });
+  await creation.markScheduled(
+    deps.db.pool,
+    { supplierCode: job.import_supplier_code, externalAccountNumber: job.external_account_number },
+    { dryRun: job.dry_run, windowStart: window.start, windowEnd: window.end, resultId },
+    now,
+  );
   return {
     import_supplier_code: staged.body.import_supplier_code,
     external_identifier: staged.body.external_account_number,

@@ -19,42 +19,52 @@ export async function findVisibleSupplier(
   return rows[0]?.status;
 }
 
-export async function operationsTeamExists(db: Sql, name: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM operations_teams WHERE name = $1', [name]);
-  return rows.length > 0;
-}
-
-/** The codes of `codes` that are not in the product catalogue. */
-export async function missingProducts(db: Sql, codes: string[]): Promise<Set<string>> {
-  if (codes.length === 0) return new Set();
-  const { rows } = await db.query<{ code: string }>(
-    `SELECT c.code FROM unnest($1::text[]) AS c(code)
-      WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.code = c.code)`,
-    [[...new Set(codes)]],
-  );
-  return new Set(rows.map((r) => r.code));
+/** What the database says of an account's team, products and meter points (checkAgainstDatabase). */
+export interface DatabaseFacts {
+  teamExists: boolean;
+  /** The codes that are not in the product catalogue. */
+  missingProducts: Set<string>;
+  /** The meter points another account of the supplier already supplies, with its external number. */
+  takenMeterPoints: Map<string, string>;
 }
 
 /**
- * The meter points of `identifiers` that another account of the supplier already supplies, with
- * that account's external number.
+ * The team (when named), the products and the meter points an account refers to, looked up in one
+ * statement: one round trip, whether in the API's staging or in the creation job's transaction.
  */
-export async function takenMeterPoints(
+export async function databaseFacts(
   db: Sql,
-  supplierCode: string,
-  identifiers: string[],
-  externalAccountNumber: string,
-): Promise<Map<string, string>> {
-  if (identifiers.length === 0) return new Map();
-  const { rows } = await db.query<{ identifier: string; external_account_number: string }>(
-    `SELECT mp.identifier, p.external_account_number
-       FROM meter_points mp
-       JOIN accounts a ON a.id = mp.account_id
-       JOIN account_import_processes p ON p.id = a.process_id
-      WHERE mp.supplier_code = $1 AND mp.identifier = ANY($2::text[]) AND p.external_account_number <> $3`,
-    [supplierCode, [...new Set(identifiers)], externalAccountNumber],
+  refs: { team?: string; productCodes: string[]; supplierCode: string; identifiers: string[]; external: string },
+): Promise<DatabaseFacts> {
+  const { rows } = await db.query<{
+    team_exists: boolean;
+    missing: string[];
+    taken: { identifier: string; external: string }[];
+  }>(
+    `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM operations_teams WHERE name = $1)) AS team_exists,
+            ARRAY(SELECT c.code FROM unnest($2::text[]) AS c(code)
+                   WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.code = c.code)) AS missing,
+            COALESCE((SELECT json_agg(json_build_object('identifier', mp.identifier,
+                                                        'external', p.external_account_number))
+                        FROM meter_points mp
+                        JOIN accounts a ON a.id = mp.account_id
+                        JOIN account_import_processes p ON p.id = a.process_id
+                       WHERE mp.supplier_code = $3 AND mp.identifier = ANY($4::text[])
+                         AND p.external_account_number <> $5), '[]'::json) AS taken`,
+    [
+      refs.team ?? null,
+      [...new Set(refs.productCodes)],
+      refs.supplierCode,
+      [...new Set(refs.identifiers)],
+      refs.external,
+    ],
   );
-  return new Map(rows.map((r) => [r.identifier, r.external_account_number]));
+  const r = rows[0]!;
+  return {
+    teamExists: r.team_exists,
+    missingProducts: new Set(r.missing),
+    takenMeterPoints: new Map(r.taken.map((t) => [t.identifier, t.external])),
+  };
 }
 
 export interface StagedProcess {

@@ -63,20 +63,18 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
   const at = (path: (string | number)[]) => attrOf(path);
   const codes = tariffCodesOf(a);
   const points = meterPointsOf(a);
-  // One after the other: inside the creation job's transaction they share one connection, which runs
-  // one query at a time anyway.
-  const teamExists =
-    a.operations_team_name === undefined ? true : await repo.operationsTeamExists(db, a.operations_team_name);
-  const missing = await repo.missingProducts(
-    db,
-    codes.map((c) => c.code),
-  );
-  const taken = await repo.takenMeterPoints(
-    db,
-    a.import_supplier,
-    points.map((p) => p.identifier),
-    a.external_account_number,
-  );
+  // One statement: in the creation job's transaction every round trip holds the group's locks longer.
+  const {
+    teamExists,
+    missingProducts: missing,
+    takenMeterPoints: taken,
+  } = await repo.databaseFacts(db, {
+    team: a.operations_team_name,
+    productCodes: codes.map((c) => c.code),
+    supplierCode: a.import_supplier,
+    identifiers: points.map((p) => p.identifier),
+    external: a.external_account_number,
+  });
   if (!teamExists) {
     errors.push({
       attr: at(['operations_team_name']),

@@ -3,10 +3,12 @@
 // instructions, and the process's final status. Plain SQL on pg.
 import type { Sql } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
-import { recordEvent } from './account-import.repository';
+import type { CreatePaymentInstruction } from '../payment-instructions/payment-instruction.schemas';
 
 export interface LockedProcess {
   id: number;
+  /** The v2 status (CANCELLED: an operator cancelled the creation). */
+  status: string;
   payload: unknown;
   platformAccountNumber: string | null;
   supplierStatus: SupplierStatus;
@@ -23,14 +25,15 @@ export async function lockProcess(
   supplierCode: string,
   externalAccountNumber: string,
 ): Promise<LockedProcess | undefined> {
-  const locked = await tx.query<{ id: number }>(
-    `SELECT id FROM account_import_processes
+  const locked = await tx.query<{ id: number; status: string }>(
+    `SELECT id, status::text AS status FROM account_import_processes
       WHERE supplier_code = $1 AND external_account_number = $2
         FOR UPDATE`,
     [supplierCode, externalAccountNumber],
   );
-  const id = locked.rows[0]?.id;
-  if (id === undefined) return undefined;
+  const lockedRow = locked.rows[0];
+  if (lockedRow === undefined) return undefined;
+  const { id, status } = lockedRow;
   const { rows } = await tx.query<{
     payload: unknown;
     platform_account_number: string | null;
@@ -47,6 +50,7 @@ export async function lockProcess(
   const r = rows[0]!;
   return {
     id,
+    status,
     payload: r.payload,
     platformAccountNumber: r.platform_account_number,
     supplierStatus: r.status,
@@ -54,48 +58,53 @@ export async function lockProcess(
   };
 }
 
-export async function isPlatformAccountNumberTaken(tx: Sql, n: string): Promise<boolean> {
-  const { rows } = await tx.query('SELECT 1 FROM accounts WHERE platform_account_number = $1', [n]);
-  return rows.length > 0;
-}
-
-export async function insertAccount(tx: Sql, processId: number, platformAccountNumber: string, now: Date) {
-  const { rows } = await tx.query<{ id: number }>(
-    'INSERT INTO accounts (process_id, platform_account_number, created_at) VALUES ($1, $2, $3) RETURNING id',
-    [processId, platformAccountNumber, now],
-  );
-  return rows[0]!.id;
-}
-
-/** Records the meter points as the account's; returns the identifiers it got (the others are taken). */
-export async function claimMeterPoints(
+/**
+ * Inserts the account under `platformAccountNumber` and claims its meter points, in one statement.
+ * Undefined when the number is taken already (nothing inserted: draw another); else the account's id and
+ * the identifiers it got (the others are another live account's of the supplier, decided by the primary key).
+ */
+export async function insertAccountWithMeterPoints(
   tx: Sql,
-  supplierCode: string,
-  accountId: number,
+  account: { processId: number; platformAccountNumber: string; supplierCode: string; now: Date },
   points: { identifier: string; supplyType: string }[],
-): Promise<Set<string>> {
-  if (points.length === 0) return new Set();
-  const { rows } = await tx.query<{ identifier: string }>(
-    `INSERT INTO meter_points (supplier_code, identifier, supply_type, account_id)
-     SELECT $1, i.identifier, i.supply_type, $2
-       FROM unnest($3::text[], $4::text[]) AS i(identifier, supply_type)
-     ON CONFLICT (supplier_code, identifier) DO NOTHING
-     RETURNING identifier`,
-    [supplierCode, accountId, points.map((p) => p.identifier), points.map((p) => p.supplyType)],
+): Promise<{ accountId: number; claimed: Set<string> } | undefined> {
+  const { rows } = await tx.query<{ id: number; claimed: string[] }>(
+    `WITH account AS (
+       INSERT INTO accounts (process_id, platform_account_number, created_at)
+       SELECT $1, $2, $3
+        WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE platform_account_number = $2)
+       RETURNING id
+     ), claimed AS (
+       INSERT INTO meter_points (supplier_code, identifier, supply_type, account_id)
+       SELECT $4, i.identifier, i.supply_type, account.id
+         FROM account CROSS JOIN unnest($5::text[], $6::text[]) AS i(identifier, supply_type)
+       ON CONFLICT (supplier_code, identifier) DO NOTHING
+       RETURNING identifier
+     )
+     SELECT account.id, ARRAY(SELECT identifier FROM claimed) AS claimed FROM account`,
+    [
+      account.processId,
+      account.platformAccountNumber,
+      account.now,
+      account.supplierCode,
+      points.map((p) => p.identifier),
+      points.map((p) => p.supplyType),
+    ],
   );
-  return new Set(rows.map((r) => r.identifier));
+  const r = rows[0];
+  return r === undefined ? undefined : { accountId: r.id, claimed: new Set(r.claimed) };
 }
 
-export async function insertStatementPeriod(
+/** The account's statement periods (a closed one, when there is one, and the open one), in one statement. */
+export async function insertStatementPeriods(
   tx: Sql,
   accountId: number,
-  startsOn: string,
-  endsOn: string | null,
-  isOpen: boolean,
+  periods: { startsOn: string; endsOn: string | null; isOpen: boolean }[],
 ): Promise<void> {
   await tx.query(
-    'INSERT INTO statement_periods (account_id, starts_on, ends_on, is_open) VALUES ($1, $2::date, $3::date, $4)',
-    [accountId, startsOn, endsOn, isOpen],
+    `INSERT INTO statement_periods (account_id, starts_on, ends_on, is_open)
+     SELECT $1, p.starts_on, p.ends_on, p.is_open FROM unnest($2::date[], $3::date[], $4::boolean[]) AS p(starts_on, ends_on, is_open)`,
+    [accountId, periods.map((p) => p.startsOn), periods.map((p) => p.endsOn), periods.map((p) => p.isOpen)],
   );
 }
 
@@ -146,14 +155,24 @@ export async function insertPaymentInstructions(tx: Sql, accountId: number, list
   );
 }
 
-/** The process has its account: IMPORTED for the v1 reads, PROCESSED for v2. */
-export async function markProcessed(tx: Sql, processId: number, team: string | null, now: Date): Promise<void> {
+/** The process has its account: IMPORTED for the v1 reads, PROCESSED for v2, with its event (one statement). */
+export async function markProcessed(
+  tx: Sql,
+  processId: number,
+  processed: { team: string | null; event: string; platformAccountNumber: string },
+  now: Date,
+): Promise<void> {
   await tx.query(
-    `UPDATE account_import_processes
-        SET state = 'IMPORTED', status = 'PROCESSED', modified_at = $2, latest_error = NULL, is_dry_run = false,
-            operations_team_name = $3
-      WHERE id = $1`,
-    [processId, now, team],
+    `WITH process AS (
+       UPDATE account_import_processes
+          SET state = 'IMPORTED', status = 'PROCESSED', modified_at = $2, latest_error = NULL, is_dry_run = false,
+              operations_team_name = $3
+        WHERE id = $1
+       RETURNING id
+     )
+     INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
+     SELECT id, $4, $2, jsonb_build_object('platform_account_number', $5::text) FROM process`,
+    [processId, now, processed.team, processed.event, processed.platformAccountNumber],
   );
 }
 
@@ -186,10 +205,20 @@ export async function markDryRunSucceeded(tx: Sql, processId: number, now: Date)
   );
 }
 
+/** A STRIPE instruction of a staged account, for the job to verify with the vendor before creating. */
+export interface StagedStripeInstruction {
+  /** Its index in the staged account's `payment_instructions`. */
+  index: number;
+  type: CreatePaymentInstruction['type'];
+  reference: string;
+}
+
 /**
- * A creation job has started on the process: IN_PROGRESS on both the v1 status and v2, with its event.
- * Committed on its own before the creation's transaction, so the status endpoints show it while the
- * job runs. A process that has its account, or is not known, is left alone (false).
+ * A creation job has started on the process: IN_PROGRESS on both the v1 status and v2, with its event,
+ * in one statement committed on its own before the creation's transaction, so the status endpoints show
+ * it while the job runs. Answers the staged account's STRIPE instructions (read from the staged payload,
+ * validated when staged). A process that has its account, is cancelled or is not known is left alone
+ * (undefined): its creation is refused whatever its instructions.
  */
 export async function markStarted(
   db: Sql,
@@ -197,18 +226,29 @@ export async function markStarted(
   externalAccountNumber: string,
   dryRun: boolean,
   now: Date,
-): Promise<boolean> {
-  const { rows } = await db.query<{ id: number }>(
-    `UPDATE account_import_processes p
-        SET state = 'IN_PROGRESS', status = 'IN_PROGRESS', is_dry_run = $3, modified_at = $4
-      WHERE p.supplier_code = $1 AND p.external_account_number = $2
-        AND p.status <> 'CANCELLED'
-        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
-     RETURNING p.id`,
-    [supplierCode, externalAccountNumber, dryRun, now],
+): Promise<{ stripeInstructions: StagedStripeInstruction[] } | undefined> {
+  const { rows } = await db.query<{ id: number; stripe: StagedStripeInstruction[] }>(
+    `WITH started AS (
+       UPDATE account_import_processes p
+          SET state = 'IN_PROGRESS', status = 'IN_PROGRESS', is_dry_run = $3, modified_at = $4
+        WHERE p.supplier_code = $1 AND p.external_account_number = $2
+          AND p.status <> 'CANCELLED'
+          AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
+       RETURNING p.id, p.payload
+     ), event AS (
+       INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
+       SELECT id, 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED', $4, $5::jsonb FROM started
+     )
+     SELECT s.id,
+            COALESCE((SELECT json_agg(json_build_object('index', i.ord - 1, 'type', i.value->>'type',
+                                                        'reference', i.value->>'reference') ORDER BY i.ord)
+                        FROM jsonb_array_elements(CASE jsonb_typeof(s.payload->'payment_instructions')
+                                                    WHEN 'array' THEN s.payload->'payment_instructions'
+                                                    ELSE '[]'::jsonb END) WITH ORDINALITY AS i(value, ord)
+                       WHERE i.value->>'vendor' = 'STRIPE'), '[]'::json) AS stripe
+       FROM started s`,
+    [supplierCode, externalAccountNumber, dryRun, now, dryRun ? JSON.stringify({ dry_run: true }) : null],
   );
-  const id = rows[0]?.id;
-  if (id === undefined) return false;
-  await recordEvent(db, id, 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED', now, dryRun ? { dry_run: true } : null);
-  return true;
+  const r = rows[0];
+  return r === undefined ? undefined : { stripeInstructions: r.stripe };
 }

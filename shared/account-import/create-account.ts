@@ -55,33 +55,17 @@ const minDate = (dates: string[]) =>
   dates.reduce<string | undefined>((m, d) => (m === undefined || d < m ? d : m), undefined);
 
 /**
- * Marks the process IN_PROGRESS (v1 and v2) with its STARTED event; run in a short transaction of its
- * own before createAccount's, so the status endpoints show the running job. False when the process is
- * unknown or already has its account.
+ * Marks the process IN_PROGRESS (v1 and v2) with its STARTED event, in one statement of its own before
+ * createAccount's transaction, so the status endpoints show the running job; answers the staged
+ * account's STRIPE instructions, which the job verifies with the vendor first. Undefined when the
+ * process is unknown, cancelled or already has its account (its creation is refused in any case).
  */
 export function markCreationStarted(
-  tx: Sql,
+  db: Sql,
   input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'dryRun'>,
   now: Date,
-): Promise<boolean> {
-  return creation.markStarted(tx, input.supplierCode, input.externalAccountNumber, input.dryRun, now);
-}
-
-/** The STRIPE instructions of a staged account the job must verify with the vendor before creating it. */
-export function stripeInstructionsOf(a: EnergyAccount): { index: number; reference: string }[] {
-  return (a.payment_instructions ?? []).flatMap((p, index) =>
-    p.vendor === 'STRIPE' ? [{ index, reference: p.reference }] : [],
-  );
-}
-
-/** The staged account of a process, parsed (for the job to verify its STRIPE instructions first). */
-export async function readStagedAccount(
-  db: Sql,
-  supplierCode: string,
-  externalAccountNumber: string,
-): Promise<EnergyAccount | undefined> {
-  const staged = await repo.findStagedPayload(db, supplierCode, externalAccountNumber);
-  return staged === null || staged === undefined ? undefined : parseOrThrow(EnergyAccountSchema, staged);
+): Promise<{ stripeInstructions: creation.StagedStripeInstruction[] } | undefined> {
+  return creation.markStarted(db, input.supplierCode, input.externalAccountNumber, input.dryRun, now);
 }
 
 /**
@@ -95,7 +79,24 @@ export async function readStagedAccount(
  * has its account is refused with account_import_process_already_imported: creating twice makes one.
  */
 export async function createAccount(tx: Sql, input: CreateAccountInput, now: Date): Promise<CreateAccountOutcome> {
-  const process = await creation.lockProcess(tx, input.supplierCode, input.externalAccountNumber);
+  return createLockedAccount(tx, await lockProcess(tx, input), input, now);
+}
+
+/** The process row, locked until the transaction ends (creations of one account run one at a time). */
+export function lockProcess(
+  tx: Sql,
+  input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber'>,
+): Promise<creation.LockedProcess | undefined> {
+  return creation.lockProcess(tx, input.supplierCode, input.externalAccountNumber);
+}
+
+/** createAccount, for a process the caller has locked already (lockProcess, in the same transaction). */
+export async function createLockedAccount(
+  tx: Sql,
+  process: creation.LockedProcess | undefined,
+  input: CreateAccountInput,
+  now: Date,
+): Promise<CreateAccountOutcome> {
   if (!process || process.payload === null) {
     return {
       outcome: 'refused',
@@ -112,7 +113,7 @@ export async function createAccount(tx: Sql, input: CreateAccountInput, now: Dat
     };
   }
   await tx.query('SAVEPOINT create_account');
-  let created: { platformAccountNumber: string };
+  let created: { platformAccountNumber: string; team: string | null };
   try {
     created = await createFromStaged(tx, process, input, now);
   } catch (err) {
@@ -133,9 +134,12 @@ export async function createAccount(tx: Sql, input: CreateAccountInput, now: Dat
     return { outcome: 'dry_run_succeeded', ...answer };
   }
   await tx.query('RELEASE SAVEPOINT create_account');
-  await repo.recordEvent(tx, process.id, EVENTS.processed, now, {
-    platform_account_number: created.platformAccountNumber,
-  });
+  await creation.markProcessed(
+    tx,
+    process.id,
+    { team: created.team, event: EVENTS.processed, platformAccountNumber: created.platformAccountNumber },
+    now,
+  );
   return { outcome: 'created', ...answer };
 }
 
@@ -154,7 +158,7 @@ async function createFromStaged(
   process: creation.LockedProcess,
   input: CreateAccountInput,
   now: Date,
-): Promise<{ platformAccountNumber: string }> {
+): Promise<{ platformAccountNumber: string; team: string | null }> {
   if (process.supplierStatus !== 'Ongoing') throw migrationNotOngoing(input.supplierCode, process.supplierStatus);
   const staged = parseOrThrow(EnergyAccountSchema, process.payload);
   const a: EnergyAccount =
@@ -162,13 +166,16 @@ async function createFromStaged(
   const errors = await checkAgainstDatabase(tx, a);
   if (errors.length > 0) throw new ValidationError(errors, `${errors[0]!.attr}: ${errors[0]!.detail}`);
 
-  const platformAccountNumber = await freePlatformAccountNumber(tx);
-  const accountId = await creation.insertAccount(tx, process.id, platformAccountNumber, now);
-
-  // Meter points first: one live account per meter point and supplier, decided by the primary key, so
-  // an account created meanwhile by another transaction makes this one refuse instead of doubling it.
+  // Meter points with the account: one live account per meter point and supplier, decided by the primary
+  // key, so an account created meanwhile by another transaction makes this one refuse instead of doubling it.
   const points = meterPointsOf(a);
-  const claimed = await creation.claimMeterPoints(tx, input.supplierCode, accountId, points);
+  const { platformAccountNumber, accountId, claimed } = await insertAccount(
+    tx,
+    process.id,
+    input.supplierCode,
+    points,
+    now,
+  );
   const lost = points.filter((p) => !claimed.has(p.identifier));
   if (lost.length > 0) {
     throw new ValidationError(
@@ -206,8 +213,7 @@ async function createFromStaged(
     })),
   );
   await creation.insertPaymentInstructions(tx, accountId, instructionsOf(a, input.verifiedInstructions ?? []));
-  await creation.markProcessed(tx, process.id, a.operations_team_name ?? null, now);
-  return { platformAccountNumber };
+  return { platformAccountNumber, team: a.operations_team_name ?? null };
 }
 
 /**
@@ -224,15 +230,16 @@ async function insertStatementPeriods(
   const openFrom = ledger.closingDate
     ? nextDay(ledger.closingDate)
     : (minDate([...ledger.current.map((t) => t.transaction_date), now.toISOString().slice(0, 10)]) as string);
+  const periods = [{ startsOn: openFrom, endsOn: null as string | null, isOpen: true }];
   if (ledger.closingDate) {
     const closedFrom = minDate([
       ...ledger.historical.map((t) => t.transaction_date),
       ...(a.statements ?? []).map((s) => s.bill_period_from_date),
       ledger.closingDate,
     ]) as string;
-    await creation.insertStatementPeriod(tx, accountId, closedFrom, ledger.closingDate, false);
+    periods.unshift({ startsOn: closedFrom, endsOn: ledger.closingDate, isOpen: false });
   }
-  await creation.insertStatementPeriod(tx, accountId, openFrom, null, true);
+  await creation.insertStatementPeriods(tx, accountId, periods);
 }
 
 function notesOf(a: EnergyAccount, now: Date, bucket: string, documentRoot: string): NewNote[] {
@@ -276,15 +283,27 @@ function instructionsOf(a: EnergyAccount, verified: VerifiedInstruction[]): crea
 }
 
 /**
- * A platform account number no account has, as `admin` allocates them: `A-` and 32 random bits,
- * looked up before use (inside the transaction; a concurrent insert of the same number fails on the
- * unique index rather than producing a duplicate). A number is never reused: accounts are never deleted.
+ * Inserts the account under a platform account number no account has, as `admin` allocates them: `A-`
+ * and 32 random bits, inserted only when no account has it (inside the transaction; a concurrent insert
+ * of the same number fails on the unique index rather than producing a duplicate), with its meter points.
+ * A number is never reused: accounts are never deleted.
  */
-async function freePlatformAccountNumber(tx: Sql): Promise<string> {
+async function insertAccount(
+  tx: Sql,
+  processId: number,
+  supplierCode: string,
+  points: { identifier: string; supplyType: string }[],
+  now: Date,
+): Promise<{ platformAccountNumber: string; accountId: number; claimed: Set<string> }> {
   // Bounded: a free number is all but certain on the first draw; ten taken in a row means something is wrong.
   for (let attempt = 0; attempt < 10; attempt++) {
-    const candidate = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
-    if (!(await creation.isPlatformAccountNumberTaken(tx, candidate))) return candidate;
+    const platformAccountNumber = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
+    const inserted = await creation.insertAccountWithMeterPoints(
+      tx,
+      { processId, platformAccountNumber, supplierCode, now },
+      points,
+    );
+    if (inserted) return { platformAccountNumber, ...inserted };
   }
   throw new Error('no free platform account number after 10 draws');
 }

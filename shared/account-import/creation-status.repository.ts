@@ -12,20 +12,6 @@ const CREATION_EVENTS = {
   cancelled: 'EVENT_ACCOUNT_IMPORT_PROCESS_CANCELLED',
 } as const;
 
-/** The process row, locked until the transaction ends, with its v2 status. */
-export async function lockStatus(
-  tx: Sql,
-  supplierCode: string,
-  externalAccountNumber: string,
-): Promise<{ id: number; status: string } | undefined> {
-  const { rows } = await tx.query<{ id: number; status: string }>(
-    `SELECT id, status::text AS status FROM account_import_processes
-      WHERE supplier_code = $1 AND external_account_number = $2 FOR UPDATE`,
-    [supplierCode, externalAccountNumber],
-  );
-  return rows[0];
-}
-
 /** A creation refused before it began (window passed, a card of another organisation): ERRORED with the reason. */
 export async function markRefusedBeforeCreation(
   tx: Sql,
@@ -40,26 +26,43 @@ export async function markRefusedBeforeCreation(
   await recordEvent(tx, processId, dryRun ? CREATION_EVENTS.dryRunErrored : CREATION_EVENTS.errored, now, latest);
 }
 
-/** A v2 schedule: PENDING with its window and dry-run flag; the event names the request that follows it. */
+/**
+ * A v2 schedule: PENDING with its window and dry-run flag, and the event that names the request that
+ * follows it, in one statement (atomic on its own).
+ */
 export async function markScheduled(
-  tx: Sql,
-  processId: number,
+  db: Sql,
+  process: { supplierCode: string; externalAccountNumber: string },
   schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date; resultId: string },
   now: Date,
 ): Promise<void> {
-  await tx.query(
-    `UPDATE account_import_processes
-        SET status = 'PENDING', is_dry_run = $2, schedule_window_start = $3, schedule_window_end = $4,
-            latest_error = NULL, modified_at = $5
-      WHERE id = $1`,
-    [processId, schedule.dryRun, schedule.windowStart, schedule.windowEnd, now],
-  );
-  await recordEvent(tx, processId, CREATION_EVENTS.scheduled, now, {
+  const data = {
     request_id: schedule.resultId,
     is_dry_run: schedule.dryRun,
     schedule_window_start: schedule.windowStart.toISOString(),
     schedule_window_end: schedule.windowEnd.toISOString(),
-  });
+  };
+  await db.query(
+    `WITH scheduled AS (
+       UPDATE account_import_processes
+          SET status = 'PENDING', is_dry_run = $3, schedule_window_start = $4, schedule_window_end = $5,
+              latest_error = NULL, modified_at = $6
+        WHERE supplier_code = $1 AND external_account_number = $2
+       RETURNING id
+     )
+     INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
+     SELECT id, $7, $6, $8::jsonb FROM scheduled`,
+    [
+      process.supplierCode,
+      process.externalAccountNumber,
+      schedule.dryRun,
+      schedule.windowStart,
+      schedule.windowEnd,
+      now,
+      CREATION_EVENTS.scheduled,
+      JSON.stringify(data),
+    ],
+  );
 }
 
 /**
