@@ -73,6 +73,9 @@ async function waitForProcessed(ctx: Clients, path: string, t0: number): Promise
     const status = res.statusCode === 200 ? (JSON.parse(text) as { status: string }).status : `HTTP ${res.statusCode}`;
     if (status === 'PROCESSED') {
       tally.processed += 1;
+      // A long run (100,000 accounts) shows its progress: every 5 % of the count.
+      if (tally.processed % Math.max(1, Math.floor(spec.count / 20)) === 0)
+        process.stderr.write(`bench: accounts: ${tally.processed} PROCESSED\n`);
       tally.latency.record(micros(t0));
       return;
     }

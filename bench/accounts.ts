@@ -75,6 +75,11 @@ function rssSampler(pids: Ctx['pids']) {
   const samples: AccountsPhaseResult['rss']['samples'] = [];
   const take = () => {
     const round = (mb: number) => Math.round(mb * 10) / 10;
+    // Every minute in the log too, so a long run's memory shows while it runs.
+    if (samples.length % 12 === 1) {
+      const last = samples[samples.length - 1]!;
+      say(`accounts: RSS at ${last.seconds} s: API ${last.apiMb} MB, worker ${last.workerMb} MB`);
+    }
     samples.push({
       seconds: Math.round((Date.now() - started) / 1000),
       apiMb: round(rssMb(pids.api)),

@@ -14,7 +14,7 @@ const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
 
 function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
-  args.push('--real-clients', '2', '--real-batch', '3');
+  args.push('--real-clients', '2', '--real-batch', '3', '--account-count', '10');
   args.push(
     '--seconds',
     '1',
@@ -99,6 +99,8 @@ describe('npm run bench at toy sizes', () => {
       expect(t.cpu.api).toBeGreaterThan(0);
     }
     expect(r.transactions.ratioToCeiling).toBeCloseTo(r.transactions.perSecond / r.ceiling.rowsPerSecond, 6);
+    // The accounts phase at its smallest (its own test, accounts-phase.test.ts, checks its figures).
+    expect(r.accounts).toMatchObject({ accounts: 10, processed: 10, errors: 0 });
     expect(r.list).toMatchObject({ status: 200, accounts: 1000, rows: 1000 });
     expect(r.list.seconds).toBeGreaterThan(0);
     expect(r.list.rssGrowthMb).toBeGreaterThanOrEqual(0);
@@ -142,6 +144,7 @@ describe('npm run bench at toy sizes', () => {
       'real shape: transactions, 2 clients × 3',
       'real shape: notes, 2 clients × 1',
       'real shape: statements, 2 clients × 1',
+      'accounts: 10 scheduled and PROCESSED',
       'API CPU per request',
       'autovacuum',
       'notes:',
