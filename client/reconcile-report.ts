@@ -14,14 +14,14 @@ import {
 import { csvCell } from '../shared/staff/csv';
 import { TRANSACTION_TYPES } from '../shared/transactions/transaction.schemas';
 import type { InputEntry } from './input-reader';
-import type { Kind } from './item-kinds';
+import type { RunKind } from './item-kinds';
 import { openPrivate } from './private-files';
 import { Exact, parseReconciliationRow, type Figures } from './reconciliation-row';
 import { printable } from './terminal-text';
 
 const zero = new Exact(0);
 
-export function addExpected(expected: Map<string, Figures>, kind: Kind, entry: InputEntry): void {
+export function addExpected(expected: Map<string, Figures>, kind: RunKind, entry: InputEntry): void {
   const account = entry.account!.external_account_number;
   const figures = expected.get(account) ?? new Map<string, Decimal>();
   expected.set(account, figures);
