@@ -3,7 +3,7 @@
 // record; dry runs that create nothing; a SIGKILL halfway that resume finishes with nothing lost or doubled.
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { account, applyCatalogue, type Json } from '../account-import/account.fixture';
+import { account, applyCatalogue, validateV2, type Json } from '../account-import/account.fixture';
 import { createTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
 import { readResults, runClient, startClient, summaryOf, writeLines } from './client.fixture';
@@ -174,4 +174,28 @@ it('after a SIGKILL halfway, resume follows what was scheduled, sends what was n
   expect(new Set(lines).size).toBe(count);
   const stored = await created(tenant.supplier);
   expect([...stored.keys()].sort()).toEqual(Array.from({ length: count }, (_, i) => `KILL-${i}`).sort());
+});
+
+it('validate accounts checks a file offline with the schema the service stages with: every fault, as the service names it', async () => {
+  const tenant = await createTenant(app);
+  const good = plainAccount(tenant.supplier, 'V-1');
+  const bad = plainAccount(tenant.supplier, 'V-2');
+  bad.billing_postcode = 'NOT A POSTCODE';
+  bad.customers[0].mobile = '12';
+  const file = writeLines(dir, 'validate.ndjson', [JSON.stringify(good), JSON.stringify(bad)]);
+  const journal = path.join(dir, 'validate');
+
+  const run = await runClient('http://127.0.0.1:9', 'unused', ['validate', 'accounts', file, '--journal', journal]);
+
+  expect(run.code).toBe(1);
+  const failed = readResults(journal, 'failed');
+  expect(failed.map((r) => r.line)).toEqual([2]);
+  const service = await validateV2(app, tenant, { payload: bad });
+  expect(service.status).toBe(400);
+  const codes = (errors: { attr: string; code: string }[]) => errors.map((e) => `${e.attr}:${e.code}`).sort();
+  expect(codes(failed[0]!.errors)).toEqual(codes(service.body.errors));
+  expect(codes(failed[0]!.errors)).toEqual([
+    'billing_postcode:invalid_postcode',
+    'customers.0.mobile:invalid_phone_number',
+  ]);
 });
