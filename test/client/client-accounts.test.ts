@@ -70,6 +70,28 @@ it('creates every account, writes its platform number, and fails a refused one w
   expect(failed[0]!.errors).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'invalid_postcode' })]));
   expect(failed[0]!.record).toEqual(bad);
   expect(failed[1]).toMatchObject({ line: 7, code: 'parse_error' });
+
+  // reconcile counts what each created account carries, and says per account it was created and its opening balance.
+  const report = path.join(dir, 'accounts-report.csv');
+  const reconciled = await runClient(app.baseUrl, tenant.apiKey, [
+    'reconcile',
+    '--supplier',
+    tenant.supplier,
+    journal,
+    '--out',
+    report,
+    '--json',
+  ]);
+  expect(summaryOf(reconciled)).toMatchObject({ accounts: 5, accounts_differing: 0 });
+  expect(summaryOf(reconciled).totals.opening_balance).toEqual({ expected: '150', found: '150', difference: '0' });
+  expect(summaryOf(reconciled).totals.transactions_count).toEqual({ expected: '15', found: '15', difference: '0' });
+  expect(reconciled.code).toBe(0);
+  const [header, ...rows] = readFileSync(report, 'utf8').trim().split('\r\n');
+  const columns = header!.split(',');
+  const cell = (row: string, name: string) => row.split(',')[columns.indexOf(name)];
+  expect(rows.map((r) => [cell(r, 'account_created'), cell(r, 'opening_balance_found')])).toEqual(
+    Array(5).fill(['yes', '30']),
+  );
 });
 
 it('records a creation the job refuses with latest_error, and sending the file again adds nothing', async () => {
