@@ -23,10 +23,16 @@ export const KIND_SPECS: Record<Kind, KindSpec> = {
 
 export const isKind = (s: string | undefined): s is Kind => (KINDS as readonly string[]).includes(s ?? '');
 
+/** Accounts travel apart (client/accounts/): scheduled one per request, then followed to a final status. */
+export type RunKind = Kind | 'accounts';
+
 export interface SendOptions {
   check_previously_added?: boolean;
   force_add_to_current_statement?: boolean;
   dry_run?: boolean;
+  /** Accounts only: the v2 schedule window (task_params). */
+  schedule_window_start?: string;
+  schedule_window_end?: string;
 }
 
 /** The account reference lives on the envelope; the items go in without it. */

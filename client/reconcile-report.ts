@@ -14,14 +14,15 @@ import {
 import { csvCell } from '../shared/staff/csv';
 import { TRANSACTION_TYPES } from '../shared/transactions/transaction.schemas';
 import type { InputEntry } from './input-reader';
-import type { Kind } from './item-kinds';
+import type { RunKind } from './item-kinds';
+import { accountFigures } from './accounts/account-figures';
 import { openPrivate } from './private-files';
 import { Exact, parseReconciliationRow, type Figures } from './reconciliation-row';
 import { printable } from './terminal-text';
 
 const zero = new Exact(0);
 
-export function addExpected(expected: Map<string, Figures>, kind: Kind, entry: InputEntry): void {
+export function addExpected(expected: Map<string, Figures>, kind: RunKind, entry: InputEntry): void {
   const account = entry.account!.external_account_number;
   const figures = expected.get(account) ?? new Map<string, Decimal>();
   expected.set(account, figures);
@@ -33,6 +34,7 @@ export function addExpected(expected: Map<string, Figures>, kind: Kind, entry: I
     add('statements_gross_amount', typeof item.gross_amount === 'number' ? item.gross_amount : 0);
   }
   if (kind === 'payment-instructions') figures.set('payment_instruction_active', new Exact(1));
+  if (kind === 'accounts') accountFigures(item, add, (name, value) => figures.set(name, new Exact(value)));
   if (kind === 'transactions' && (TRANSACTION_TYPES as readonly string[]).includes(String(item.type))) {
     const type = item.type as TransactionType;
     add('transactions_count', 1);
@@ -81,6 +83,7 @@ class ReportWriter {
       'external_account_number',
       'platform_account_number',
       'status',
+      'account_created',
       ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
     ];
     writeSync(this.fd, header.join(',') + '\r\n');
@@ -102,7 +105,8 @@ class ReportWriter {
     this.accounts++;
     if (differs) this.differing++;
     const status = platform === '' ? 'missing' : differs ? 'differs' : 'ok';
-    const row = [csvCell(printable(account)), csvCell(printable(platform)), status, ...cells];
+    const created = platform === '' ? 'no' : 'yes';
+    const row = [csvCell(printable(account)), csvCell(printable(platform)), status, created, ...cells];
     writeSync(this.fd, row.join(',') + '\r\n');
   }
 

@@ -7,7 +7,7 @@
 import { closeSync, existsSync, fsync, fsyncSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { FatalError, UsageError } from './client-errors';
-import type { Kind, SendOptions } from './item-kinds';
+import type { RunKind, SendOptions } from './item-kinds';
 import type { InputFormat } from './input-reader';
 import { LineSet } from './line-set';
 import { readNdjson } from './ndjson';
@@ -17,7 +17,7 @@ import { jsonLine } from './terminal-text';
 export interface RunMeta {
   version: 1;
   run_id: string;
-  kind: Kind;
+  kind: RunKind;
   input: string;
   format: InputFormat;
   checksum: string;

@@ -2,6 +2,7 @@
 // new run), re-sends the requests a stopped run left open with their own keys, and writes the result
 // files. `send` and `resume` both end here; they differ only in how the journal was opened.
 import { createHash } from 'node:crypto';
+import { executeAccountRun } from './accounts/account-run';
 import { AccountBatcher, type Batch } from './account-batcher';
 import type { ItemOutcome } from './answer-classifier';
 import { sendBatch, type SenderDeps } from './batch-sender';
@@ -9,7 +10,7 @@ import { FatalError } from './client-errors';
 import type { Fetcher } from './http/service-fetch';
 import type { TokenSource } from './http/token-source';
 import { readEntries, type InputEntry } from './input-reader';
-import { KIND_SPECS } from './item-kinds';
+import { KIND_SPECS, type Kind } from './item-kinds';
 import type { Counts, ProgressReporter } from './progress-reporter';
 import type { Outcomes, RunJournal, RunMeta } from './run-journal';
 import { summarise, type RunSummary } from './run-summary';
@@ -33,7 +34,9 @@ function idempotencyKey(runId: string, lines: number[]): string {
 }
 
 export function executeRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
-  return new RunLoop(journal, settings).run();
+  const { kind } = journal.meta;
+  if (kind === 'accounts') return executeAccountRun(journal, settings);
+  return new RunLoop(journal, settings, kind).run();
 }
 
 /** The state of one pass: what is in flight, what a stopped run left open, what stopped this one. */
@@ -56,6 +59,7 @@ class RunLoop {
   constructor(
     private readonly journal: RunJournal,
     private readonly settings: RunSettings,
+    private readonly kind: Kind,
   ) {
     this.meta = journal.meta;
     this.counts = settings.progress.counts;
@@ -72,7 +76,7 @@ class RunLoop {
       onRetry: () => this.counts.retries++,
     };
     for (const [key, lines] of journal.pending) lines.forEach((line) => this.openByLine.set(line, key));
-    const batchSize = KIND_SPECS[this.meta.kind].listField ? this.meta.batch : 1;
+    const batchSize = KIND_SPECS[kind].listField ? this.meta.batch : 1;
     this.batcher = new AccountBatcher(batchSize, settings.maxOpenAccounts);
   }
 
@@ -142,7 +146,7 @@ class RunLoop {
     // Each round either settles the batch or removes at least one item from it: at most `batch` rounds.
     for (;;) {
       const items = entries.map((e) => e.item!);
-      const result = await sendBatch(this.deps, this.meta.kind, account, items, key);
+      const result = await sendBatch(this.deps, this.kind, account, items, key);
       if (result.type === 'unfinished') {
         this.unfinished += entries.length;
         return;

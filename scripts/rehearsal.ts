@@ -1,5 +1,6 @@
-// `npm run rehearsal`: a whole migration on this machine. Creates the accounts with the admin CLI,
-// generates transactions, notes and statements files with a known sprinkling of invalid lines, sends
+// `npm run rehearsal`: a whole migration on this machine. Sets up the supplier with the admin CLI,
+// creates the accounts through the API with the client (`send accounts`), generates transactions,
+// notes and statements files with a known sprinkling of invalid lines, sends
 // them with the data-import client against the service started as `npm start` starts it, SIGKILLs the
 // client halfway through the transactions and resumes from the journal, then checks that failed.ndjson
 // holds exactly the invalid lines, that the reconciliation shows no difference, and that a second run
@@ -40,7 +41,7 @@ async function storedCounts(databaseUrl: string): Promise<Record<string, number>
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   const { rows } = await db.query<Record<string, number>>(
-    `SELECT (SELECT count(*) FROM transactions)::int AS transactions, (SELECT count(*) FROM notes)::int AS notes,
+    `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM transactions)::int AS transactions, (SELECT count(*) FROM notes)::int AS notes,
             (SELECT count(*) FROM historical_statements)::int AS statements`,
   );
   await db.end();
@@ -86,7 +87,7 @@ async function main(): Promise<number> {
 
   const databaseUrl = await freshDatabase(values.pg, values.database);
   const files: RehearsalFiles = await timed('generate files', () => generateFiles(dir, sizes));
-  await timed(`create ${sizes.accounts} accounts (admin apply)`, async () => {
+  await timed('set up the supplier (admin apply)', async () => {
     for (const file of files.applyFiles) await runAdmin(file, databaseUrl);
   });
   if (values.runtime === 'dist') await timed('build', build);
@@ -148,6 +149,13 @@ async function startService(runtime: 'tsx' | 'dist', dir: string, databaseUrl: s
 
 /** The whole migration against a running service: first sends, reconciliation, second run, report. */
 async function rehearse(r: Rehearsal): Promise<number> {
+  const accounts = await r.timed(`create ${r.sizes.accounts} accounts (send accounts)`, () =>
+    send(r, 'accounts', r.files.accounts, 'accounts-1'),
+  );
+  r.checks['accounts: every account created'] =
+    accounts.code === 0 &&
+    accounts.summary.succeeded === r.sizes.accounts &&
+    (await storedCounts(r.databaseUrl)).accounts === r.sizes.accounts;
   const { notes, statements, killed, resumed } = await firstSends(r);
   const first = await r.timed('reconcile', () => reconcile(r, 'reconciliation-1.csv'));
   r.checks['reconciliation: zero differences'] = first.code === 0 && first.summary.accounts_differing === 0;
@@ -158,6 +166,7 @@ async function rehearse(r: Rehearsal): Promise<number> {
   // Lines per second of each first send (invalid lines included: the client reads and answers them too).
   const perSecond = (lines: number, seconds: number) => Math.round(lines / seconds);
   const rates = {
+    accounts: perSecond(r.sizes.accounts, accounts.seconds),
     notes: perSecond(r.sizes.notes, notes.seconds),
     statements: perSecond(r.sizes.statements, statements.seconds),
     transactions: perSecond(r.sizes.transactions, killed.seconds + resumed.seconds),
@@ -185,7 +194,7 @@ function send(r: Rehearsal, kind: string, file: string, journal: string, killAtL
 
 function reconcile(r: Rehearsal, out: string) {
   const { files } = r;
-  const inputs = [files.notes, files.statements, files.transactions];
+  const inputs = [files.accounts, files.notes, files.statements, files.transactions];
   return runClient(
     ['reconcile', '--supplier', SUPPLIER, ...inputs, '--runs-dir', r.runsDir, '--out', path.join(r.dir, out)],
     r.env,
@@ -218,7 +227,8 @@ async function firstSends(r: Rehearsal) {
 async function secondRun(r: Rehearsal): Promise<Record<string, number>> {
   const { files } = r;
   const before = await storedCounts(r.databaseUrl);
-  const again = await r.timed('second run of all three files', async () => [
+  const again = await r.timed('second run of all four files', async () => [
+    await send(r, 'accounts', files.accounts, 'accounts-2'),
     await send(r, 'notes', files.notes, 'notes-2'),
     await send(r, 'statements', files.statements, 'statements-2'),
     await send(r, 'transactions', files.transactions, 'transactions-2'),

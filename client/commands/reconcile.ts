@@ -58,13 +58,13 @@ export const reconcileCommand = defineCommand({
   },
 });
 
-interface ReconcileInput {
+export interface ReconcileInput {
   meta: RunMeta;
   succeeded: LineSet;
 }
 
 /** Each argument is a journal directory, or an input file whose runs are looked up in the runs directory. */
-async function inputsOf(args: string[], runsDir: string): Promise<ReconcileInput[]> {
+export async function inputsOf(args: string[], runsDir: string): Promise<ReconcileInput[]> {
   const byInput = new Map<string, ReconcileInput>();
   for (const arg of args.slice(0, 1000)) {
     const dirs = existsSync(path.join(arg, 'run.json')) ? [arg] : await runsOfFile(arg, runsDir);
@@ -101,7 +101,7 @@ async function runsOfFile(file: string, runsDir: string): Promise<string[]> {
  * The service's rows, as lines. 429 and 5xx are retried (Retry-After honoured), 401 renews the token, a
  * redirect stops the command (exit 3); any other answer is the user's to fix (exit 2).
  */
-async function fetchReconciliation(
+export async function fetchReconciliation(
   baseUrl: string,
   supplier: string,
   policy: RetryPolicy,

@@ -7,6 +7,7 @@ import { CONNECTION, FORMAT, JSON_OUTPUT, RUN_SETTINGS, RUNS_DIR, runsDirOf } fr
 import { UsageError } from '../client-errors';
 import { formatOf, scanFile } from '../input-reader';
 import { isKind, KINDS } from '../item-kinds';
+import { accountWindow, ACCOUNT_WINDOW } from '../accounts/account-options';
 import { RunJournal, runStamp, type RunMeta } from '../run-journal';
 import { executePass, passSettings } from '../run-session';
 
@@ -17,7 +18,7 @@ export const sendCommand = defineCommand({
   name: 'send',
   args: '<kind> <file>',
   summary: 'send a whole NDJSON or CSV file, journalled, retried, resumable',
-  details: [`kinds: ${KINDS.join(', ')}`],
+  details: [`kinds: ${KINDS.join(', ')}, accounts (NDJSON: one account per line, scheduled and followed)`],
   options: {
     batch: { type: 'string', arg: 'N', help: 'items per request', default: 100, int: [1, MAX_BATCH] },
     concurrency: { type: 'string', arg: 'N', help: 'requests in flight at once', default: 8, int: [1, 64] },
@@ -36,8 +37,9 @@ export const sendCommand = defineCommand({
     },
     'dry-run': {
       type: 'boolean',
-      help: 'transactions only: the service checks every item and stores nothing (other kinds refuse it)',
+      help: 'transactions and accounts (is_dry_run): the service checks every item and stores nothing',
     },
+    ...ACCOUNT_WINDOW,
     ...FORMAT,
     ...RUNS_DIR,
     ...RUN_SETTINGS,
@@ -46,12 +48,13 @@ export const sendCommand = defineCommand({
   },
   async action({ positionals, values }) {
     const [kind, file] = positionals;
-    if (!isKind(kind) || !file || positionals.length > 2) {
-      throw new UsageError(`send takes a kind (${KINDS.join(', ')}) and one file`);
+    if (!(isKind(kind) || kind === 'accounts') || !file || positionals.length > 2) {
+      throw new UsageError(`send takes a kind (${KINDS.join(', ')}, accounts) and one file`);
     }
+    const windowOptions = accountWindow(kind, file, values);
     // Only the transactions endpoint takes dry_run: for any other kind the flag would be dropped and
     // every item written, the opposite of what the caller asked.
-    if (values['dry-run'] && kind !== 'transactions') {
+    if (values['dry-run'] && kind !== 'transactions' && kind !== 'accounts') {
       throw new UsageError(`--dry-run is for transactions only: the ${kind} endpoint would store every item`);
     }
     if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
@@ -72,6 +75,7 @@ export const sendCommand = defineCommand({
         check_previously_added: values['check-previously-added'],
         force_add_to_current_statement: values['force-add-to-current-statement'],
         ...(values['dry-run'] ? { dry_run: true } : {}),
+        ...windowOptions,
       },
       created_at: new Date().toISOString(),
     };

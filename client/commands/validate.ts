@@ -13,7 +13,8 @@ import { defineCommand } from '../cli/command';
 import { FORMAT, JSON_OUTPUT, RUNS_DIR, runsDirOf } from '../cli/common-options';
 import { EXIT, UsageError } from '../client-errors';
 import { formatOf, readEntries, type InputEntry } from '../input-reader';
-import { isKind, KIND_SPECS, KINDS, type Kind } from '../item-kinds';
+import { isKind, KIND_SPECS, KINDS, type Kind, type RunKind } from '../item-kinds';
+import { validateAccountItem } from '../accounts/account-validate';
 import { makePrivateDir, openPrivate } from '../private-files';
 import { runStamp } from '../run-journal';
 import { jsonLine, writeOut } from '../terminal-text';
@@ -45,7 +46,7 @@ export const validateCommand = defineCommand({
   name: 'validate',
   args: '<kind> <file>',
   summary: "check a file offline with the service's schemas; writes failed.ndjson",
-  details: [`kinds: ${KINDS.join(', ')}`],
+  details: [`kinds: ${KINDS.join(', ')}, accounts`],
   options: {
     journal: { type: 'string', arg: 'DIR', help: 'where failed.ndjson goes (default: a new directory in --runs-dir)' },
     ...FORMAT,
@@ -54,8 +55,8 @@ export const validateCommand = defineCommand({
   },
   async action({ positionals, values }) {
     const [kind, file] = positionals;
-    if (!isKind(kind) || !file || positionals.length > 2)
-      throw new UsageError(`validate takes a kind (${KINDS.join(', ')}) and one file`);
+    if (!(isKind(kind) || kind === 'accounts') || !file || positionals.length > 2)
+      throw new UsageError(`validate takes a kind (${KINDS.join(', ')}, accounts) and one file`);
     const stamp = runStamp(new Date());
     const dir = path.resolve(values.journal ?? path.join(runsDirOf(values), `validate-${kind}-${stamp}`));
     const { items, failed } = await writeFailures(kind, file, formatOf(file, values.format), dir);
@@ -70,20 +71,32 @@ export const validateCommand = defineCommand({
 });
 
 /** Checks every line, writing each failing one's first problem to `dir`/failed.ndjson. */
-async function writeFailures(kind: Kind, file: string, format: ReturnType<typeof formatOf>, dir: string) {
+async function writeFailures(kind: RunKind, file: string, format: ReturnType<typeof formatOf>, dir: string) {
   makePrivateDir(dir);
   const out = openPrivate(path.join(dir, 'failed.ndjson'), 'w');
   let failed = 0;
   let items = 0;
   for await (const entry of readEntries(file, format)) {
     items++;
-    const problems = entry.problem ? [entry.problem] : validateItem(kind, entry.item!);
+    const problems = entry.problem
+      ? [entry.problem]
+      : kind === 'accounts'
+        ? validateAccountItem(entry.item!)
+        : validateItem(kind, entry.item!);
     const first = problems[0];
     if (first) {
       failed++;
       writeSync(
         out,
-        jsonLine({ line: entry.line, ...accountOf(entry), code: first.code, attr: first.attr, detail: first.detail }),
+        jsonLine({
+          line: entry.line,
+          ...accountOf(entry),
+          code: first.code,
+          attr: first.attr,
+          detail: first.detail,
+          // An account can have many faults at once: all of them, as the service would answer.
+          ...(kind === 'accounts' ? { errors: problems.slice(0, 200) } : {}),
+        }),
       );
     }
   }

@@ -1,4 +1,5 @@
-// The rehearsal's input: accounts as an admin `apply` NDJSON file, and transactions (NDJSON), notes
+// The rehearsal's input: the supplier and organisation as an admin `apply` file, the accounts as the
+// client's NDJSON (one account per line, created through the API), and transactions (NDJSON), notes
 // (NDJSON) and statements (CSV) spread over those accounts, with a known sprinkling of invalid lines.
 // Deterministic: the same sizes always give the same files, so a second run sends the very same data.
 import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
@@ -15,6 +16,8 @@ export interface Sizes {
 
 export interface RehearsalFiles {
   applyFiles: string[];
+  /** `data-import send accounts`: one account per line. */
+  accounts: string;
   transactions: string;
   notes: string;
   statements: string;
@@ -39,16 +42,16 @@ const isInvalid = (n: number, every: number) => n % every === Math.floor(every /
 
 export async function generateFiles(dir: string, sizes: Sizes): Promise<RehearsalFiles> {
   const invalid: RehearsalFiles['invalid'] = { transactions: [], notes: [], statements: [] };
-  const applyFiles = await writeApplyFiles(dir, sizes);
+  const applyFiles = writeSetup(dir);
+  const accounts = await writeAccounts(dir, sizes);
   const transactions = await writeTransactions(dir, sizes, invalid.transactions);
   const notes = await writeNotes(dir, sizes, invalid.notes);
   const statements = await writeStatements(dir, sizes, invalid.statements);
-  return { applyFiles, transactions, notes, statements, invalid };
+  return { applyFiles, accounts, transactions, notes, statements, invalid };
 }
 
-/** The supplier and organisation as a JSON apply file; the accounts as one NDJSON file, which admin apply
- * streams and commits in chunks. */
-async function writeApplyFiles(dir: string, sizes: Sizes): Promise<string[]> {
+/** The supplier and organisation, for `admin apply` (the platform team's step). */
+function writeSetup(dir: string): string[] {
   const setup = path.join(dir, 'setup.json');
   writeFileSync(
     setup,
@@ -57,16 +60,30 @@ async function writeApplyFiles(dir: string, sizes: Sizes): Promise<string[]> {
       organisations: [{ name: 'rehearsal-migration', api_key: API_KEY, suppliers: [SUPPLIER] }],
     }),
   );
+  return [setup];
+}
+
+/**
+ * The accounts as the migration team sends them: one customer, a billing address, an opening balance,
+ * and a last statement closed on 2019-09-30, so the open statement period (from 2019-10-01) takes the
+ * transactions and statements that follow.
+ */
+async function writeAccounts(dir: string, sizes: Sizes): Promise<string> {
   const accounts = path.join(dir, 'accounts.ndjson');
   await writeLines(accounts, sizes.accounts, (n) =>
     JSON.stringify({
       import_supplier: SUPPLIER,
       external_account_number: accountNumber(n - 1),
-      state: 'imported',
-      open_statement_from: '2019-10-01',
+      account_type: 'DOMESTIC',
+      billing_name: `Rehearsal customer ${n}`,
+      billing_address1: `${n} Rehearsal Street`,
+      billing_postcode: 'W1F 9DE',
+      customers: [{ given_name: 'Ann', family_name: `Customer ${n}` }],
+      transfer_balance: `${n % 500}.${String(n % 100).padStart(2, '0')}`,
+      last_statement_closing_date: '2019-09-30',
     }),
   );
-  return [setup, accounts];
+  return accounts;
 }
 
 /** The account of item n of total: sorted by account, as an export usually is, so account a gets items

@@ -39,6 +39,7 @@ const exampleRow: Record<string, string | number | boolean> = {
   statements_count: 1,
   statements_gross_amount: '12050',
   payment_instruction_active: true,
+  opening_balance: '30.00',
 };
 
 const csvExample =
@@ -66,7 +67,7 @@ export function registerReconciliationPaths(registry: OpenAPIRegistry): void {
     ...withErrorCodes(
       'One row per imported account of the supplier, ordered by `external_account_number`, streamed (no paging): notes count, ' +
         'transactions count and amount sum per type, statements count and gross amount sum (minor units), and whether an active ' +
-        'payment instruction exists. Sums are exact decimals as strings. NDJSON by default; CSV (with a header row) with ' +
+        'payment instruction exists, and the opening balance (the imported `transfer_balance`). Sums are exact decimals as strings. NDJSON by default; CSV (with a header row) with ' +
         '`Accept: text/csv`. Nothing (or only the CSV header) when the supplier has no imported accounts.',
       ERRORS.processList,
     ),

@@ -27,6 +27,8 @@ export const FIGURES: readonly Figure[] = [
   // Minor units (statement gross_amount is an integer of minor units), summed exactly.
   { name: 'statements_gross_amount', kind: 'amount' },
   { name: 'payment_instruction_active', kind: 'flag' },
+  // The account's transfer_balance as it was imported (0 for an account imported without one).
+  { name: 'opening_balance', kind: 'amount' },
 ];
 
 export const transactionCountFigure = (type: TransactionType) => `transactions_${typeName(type)}_count`;

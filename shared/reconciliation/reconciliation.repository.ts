@@ -23,7 +23,8 @@ const RECONCILIATION_SQL = `
          s.statements_count,
          s.statements_gross_amount,
          EXISTS (SELECT 1 FROM payment_instructions pi WHERE pi.account_id = a.id AND pi.is_active)
-           AS payment_instruction_active
+           AS payment_instruction_active,
+         COALESCE((p.payload->>'transfer_balance')::numeric, 0)::text AS opening_balance
     FROM account_import_processes p
     JOIN accounts a ON a.process_id = p.id
     LEFT JOIN LATERAL (

@@ -1,4 +1,4 @@
-// `npm run rehearsal` at toy size, so the script cannot rot: accounts through the admin CLI, files with
+// `npm run rehearsal` at toy size, so the script cannot rot: accounts through the client, files with
 // invalid lines, a SIGKILL halfway through the transactions and a resume, failed.ndjson exactly the
 // invalid lines, a zero-difference reconciliation, and a second run that adds nothing.
 import { spawn } from 'node:child_process';
@@ -66,8 +66,8 @@ it('rehearses a small migration end to end and every check holds', async () => {
     failed: [],
     stderr: '',
   });
-  expect(stdout.match(/^ {2}ok {3}/gm)).toHaveLength(8);
-  expect(stdout).toContain('"transactions":2940');
-  for (const kind of ['notes', 'statements', 'transactions'])
+  expect(stdout.match(/^ {2}ok {3}/gm)).toHaveLength(9);
+  expect(stdout).toContain('"accounts":120,"transactions":2940');
+  for (const kind of ['accounts', 'notes', 'statements', 'transactions'])
     expect(stdout).toMatch(new RegExp(`rate: ${kind} \\(first send\\) +\\d+ lines/s`));
 }, 300_000);

@@ -1,0 +1,243 @@
+// One pass of an accounts run: every line without a final outcome is scheduled
+// (`POST /v2/data-import/accounts/`, one account per request, key `<run id>.<hash of its line>`), then
+// followed with the v2 status endpoint until it is PROCESSED, ERRORED or another final status. The
+// journal is the other kinds' (journal.ndjson, the result files); scheduled.ndjson adds which requests
+// the service took, so resume follows those instead of scheduling them again, and re-sends, with its
+// own key, a request whose answer was never written down.
+//
+// Following is in rounds: each round asks once for every account whose next look is due, at most
+// `concurrency` requests at a time; an account's looks back off from 1 s to 30 s, and it is first
+// looked at when its window opens. At most `maxOpenAccounts` accounts are followed at once: reading
+// waits for room, so memory is bounded and the status endpoint sees a bounded number of accounts.
+import { FatalError } from '../client-errors';
+import type { Fetcher } from '../http/service-fetch';
+import type { TokenSource } from '../http/token-source';
+import { readEntries, type AccountRef, type InputEntry } from '../input-reader';
+import type { Counts, ProgressReporter } from '../progress-reporter';
+import type { Outcomes, RunJournal } from '../run-journal';
+import { summarise, type RunSummary } from '../run-summary';
+import { accountStatus, scheduleAccount, type AccountApi, type AccountFinal } from './account-api';
+import { accountKey, ScheduledFile } from './scheduled-file';
+
+export interface AccountRunSettings {
+  baseUrl: string;
+  tokens: TokenSource;
+  fetcher: Fetcher;
+  progress: ProgressReporter;
+  requestTimeoutMs: number;
+  retryDeadlineMs: number;
+  maxOpenAccounts: number;
+  stop: AbortSignal;
+}
+
+const FIRST_LOOK_MS = 1000;
+const MAX_LOOK_MS = 30_000;
+
+interface Followed {
+  entry: InputEntry & { account: AccountRef };
+  key: string;
+  nextAt: number;
+  delayMs: number;
+  /** Not given up before this: the later of when following began and when the window opens. */
+  since: number;
+}
+
+export function executeAccountRun(journal: RunJournal, settings: AccountRunSettings): Promise<RunSummary> {
+  return new AccountRun(journal, settings).run();
+}
+
+class AccountRun {
+  private readonly counts: Counts;
+  private readonly stopper = new AbortController();
+  private readonly stop: AbortSignal;
+  private readonly api: AccountApi;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly followed = new Map<number, Followed>();
+  private readonly scheduled: ScheduledFile;
+  private readonly waiters = new Set<() => void>();
+  private readDone = false;
+  private lastProgressAt = Date.now();
+  private fatal?: Error;
+  private unfinished = 0;
+
+  constructor(
+    private readonly journal: RunJournal,
+    private readonly settings: AccountRunSettings,
+  ) {
+    this.counts = settings.progress.counts;
+    this.stop = AbortSignal.any([settings.stop, this.stopper.signal]);
+    this.stop.addEventListener('abort', () => this.wake(), { once: true });
+    this.api = {
+      baseUrl: settings.baseUrl,
+      runId: journal.meta.run_id,
+      tokens: settings.tokens,
+      fetcher: settings.fetcher,
+      requestTimeoutMs: settings.requestTimeoutMs,
+      retryDeadlineMs: settings.retryDeadlineMs,
+      stop: this.stop,
+      onRetry: () => this.counts.retries++,
+    };
+    this.scheduled = new ScheduledFile(journal.dir);
+  }
+
+  async run(): Promise<RunSummary> {
+    const { progress } = this.settings;
+    const before = await this.scheduled.read();
+    progress.start(this.journal.meta.lines);
+    const following = this.follow();
+    try {
+      await this.read(before);
+    } finally {
+      await Promise.all(this.inFlight);
+      this.readDone = true;
+      this.wake();
+      await following;
+      this.scheduled.close();
+      progress.stop();
+    }
+    if (this.fatal && !(this.fatal instanceof FatalError)) throw this.fatal;
+    return summarise(this.journal, {
+      interrupted: this.stop.aborted,
+      fatal: this.fatal?.message,
+      unfinished: this.unfinished,
+      retries: this.counts.retries,
+      seconds: progress.elapsedSeconds(),
+    });
+  }
+
+  /** Every line without a final outcome: failed as it stands, followed (scheduled before), or scheduled. */
+  private async read(before: Map<number, { key: string; windowStart?: string }>): Promise<void> {
+    for await (const entry of readEntries(this.journal.meta.input, 'ndjson')) {
+      if (this.stop.aborted) break;
+      if (this.journal.finals.has(entry.line)) continue;
+      if (entry.problem || !entry.account) {
+        this.settle(null, entry, { ok: false, status: 'NOT_SENT', ...entry.problem! });
+        continue;
+      }
+      const account = { ...entry, account: entry.account };
+      while (this.followed.size >= this.settings.maxOpenAccounts && !this.stop.aborted) await this.nextChange();
+      const earlier = before.get(entry.line);
+      if (earlier) this.startFollowing(account, earlier.key, earlier.windowStart, 0);
+      else await this.slot(() => this.schedule(account));
+    }
+  }
+
+  private async schedule(entry: Followed['entry']): Promise<void> {
+    const key = accountKey(this.journal.meta.run_id, entry.line);
+    if (!this.journal.pending.has(key)) this.journal.recordRequest(key, [entry.line]);
+    const answer = await scheduleAccount(this.api, entry.item!, this.journal.meta.options, key);
+    if (answer.type === 'unfinished') this.unfinished++;
+    else if (answer.type === 'final') this.settle(key, entry, answer.outcome);
+    else {
+      this.scheduled.add(entry.line, key, answer.windowStart);
+      this.startFollowing(entry, key, answer.windowStart, FIRST_LOOK_MS);
+    }
+  }
+
+  private startFollowing(entry: Followed['entry'], key: string, windowStart: string | undefined, firstMs: number) {
+    const now = Date.now();
+    const opens = windowStart ? Date.parse(windowStart) || now : now;
+    const nextAt = Math.max(now + firstMs, opens);
+    this.followed.set(entry.line, { entry, key, nextAt, delayMs: FIRST_LOOK_MS, since: Math.max(now, opens) });
+    this.wake();
+  }
+
+  /** Rounds of status looks until nothing is left to follow (or the run stops). */
+  private async follow(): Promise<void> {
+    while (!this.stop.aborted) {
+      if (this.readDone && this.followed.size === 0) return;
+      const now = Date.now();
+      const due = [...this.followed.values()].filter((f) => f.nextAt <= now);
+      const round: Promise<void>[] = [];
+      for (const f of due) {
+        if (this.stop.aborted) break;
+        round.push((await this.slot(() => this.look(f))).running);
+      }
+      await Promise.all(round);
+      let next = Infinity;
+      for (const f of this.followed.values()) next = Math.min(next, f.nextAt);
+      // Checked again right before waiting: the read may have ended while this round ran.
+      if (this.readDone && this.followed.size === 0) return;
+      if (due.length === 0 || next > Date.now()) await this.nextChange(Number.isFinite(next) ? next : undefined);
+    }
+  }
+
+  private async look(f: Followed): Promise<void> {
+    const answer = await accountStatus(this.api, f.entry.account);
+    const now = Date.now();
+    if (answer.type === 'final') {
+      this.followed.delete(f.entry.line);
+      this.lastProgressAt = now;
+      this.settle(f.key, f.entry, answer.outcome);
+      this.wake();
+      return;
+    }
+    const quietSince = Math.max(f.since, this.lastProgressAt);
+    if (answer.type === 'unfinished' || now - quietSince > this.settings.retryDeadlineMs) {
+      // Left for resume, which follows it again (scheduled.ndjson has it).
+      if (!this.stop.aborted) this.unfinished++;
+      this.followed.delete(f.entry.line);
+      this.wake();
+      return;
+    }
+    f.delayMs = Math.min(MAX_LOOK_MS, f.delayMs * 2);
+    f.nextAt = now + f.delayMs;
+  }
+
+  /** Runs `work` once fewer than `concurrency` requests are in flight; an error stops the run. */
+  private async slot(work: () => Promise<void>): Promise<{ running: Promise<void> }> {
+    while (this.inFlight.size >= this.journal.meta.concurrency) await Promise.race(this.inFlight);
+    const running: Promise<void> = work()
+      .catch((err: unknown) => {
+        this.fatal ??= err as Error;
+        this.stopper.abort();
+      })
+      .finally(() => this.inFlight.delete(running));
+    this.inFlight.add(running);
+    return { running };
+  }
+
+  /** Resolves when something changes (an account starts or ends being followed, the run stops) or at `until`. */
+  private nextChange(until?: number): Promise<void> {
+    if (this.stop.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, (until ?? Date.now() + MAX_LOOK_MS) - Date.now()));
+      this.waiters.add(done);
+    });
+  }
+
+  private wake(): void {
+    for (const done of [...this.waiters]) done();
+  }
+
+  private settle(key: string | null, entry: InputEntry, outcome: AccountFinal): void {
+    const item = entry.item ?? {};
+    const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 128) : undefined);
+    const base = {
+      line: entry.line,
+      import_supplier: text(item.import_supplier),
+      external_account_number: text(item.external_account_number),
+    };
+    const results: Outcomes = { succeeded: [], differs: [], failed: [] };
+    if (outcome.ok) {
+      const number = outcome.platform_account_number;
+      results.succeeded.push({
+        ...base,
+        status: outcome.status,
+        ...(number ? { id: number, platform_account_number: number } : {}),
+      });
+      if (/ALREADY_EXISTS$/.test(outcome.status)) this.counts.skipped++;
+      else this.counts.succeeded++;
+    } else {
+      const { ok: _ok, ...failure } = outcome;
+      results.failed.push({ ...base, ...failure, ...(entry.item ? { record: entry.item } : {}) });
+      this.counts.failed++;
+    }
+    this.journal.recordOutcome(key, results);
+  }
+}
