@@ -12,6 +12,7 @@ import {
   UnavailableError,
 } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
+import { noteAnswerBody } from './run-ledger';
 
 interface HttpParserError {
   type?: string;
@@ -103,6 +104,7 @@ function sendBody(
   }
   // As res.json would have recorded it (api/observability.ts): this body is sent as text.
   res.locals.errorCode = codeOfErrorBody(body);
+  noteAnswerBody(res, body);
   res.status(status).type('application/json').send(text);
 }
 

@@ -32,7 +32,20 @@ import { reconciliationRoutes } from './routes/reconciliation.routes';
 import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
+import { runRoutes } from './routes/runs.routes';
+import { accountProcessJob, accountScheduleJob } from '../shared/account-import/account-creation.job';
+import { paymentInstructionJob } from '../shared/payment-instructions/payment-instruction.job';
+import { transactionImportJob } from '../shared/transactions/transaction.job';
+import { recordRun, runContext } from './run-ledger';
 import { createStreamSlots } from './streaming';
+
+/** The v1 writes the run ledger records (shared/runs/): the path of each, without its slashes. */
+const LEDGER_V1_ENDPOINTS = [
+  'notes/create',
+  'historical-statements/create',
+  'account-import-process/create-or-update',
+  ...[transactionImportJob, paymentInstructionJob, accountProcessJob].map((job) => job.endpoint),
+];
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
@@ -85,6 +98,8 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(authenticate(verifier, refuseRevoked));
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
+  dataImport.use(runContext());
+  for (const endpoint of LEDGER_V1_ENDPOINTS) dataImport.post(`/${endpoint}/`, recordRun(deps, { endpoint }));
   dataImport.post(WAITING_V1_ENDPOINTS, queuedWriteCap(config));
   dataImport.use(accountRoutes({ db, logger, config, streams }));
   dataImport.use(accountImportRoutes(deps));
@@ -94,6 +109,7 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(transactionRoutes(deps));
   dataImport.use(paymentInstructionRoutes(deps));
   dataImport.use(requestRoutes(deps));
+  dataImport.use(runRoutes(deps));
   v1.use('/data-import', dataImport);
   app.use('/v1', v1);
 
@@ -112,6 +128,8 @@ function v2Routes(deps: AppDeps, authenticated: RequestHandler): express.Router 
   dataImportV2.use(authenticated);
   dataImportV2.use(organisationRateLimit(deps.redis, deps.config));
   dataImportV2.use(parseJsonBody(deps.config.BODY_LIMIT_BYTES));
+  dataImportV2.use(runContext());
+  dataImportV2.post('/accounts/', recordRun(deps, { endpoint: accountScheduleJob.endpoint, successFromWorker: true }));
   dataImportV2.use(accountImportV2Routes(deps));
   v2.use('/data-import', dataImportV2);
   return v2;
