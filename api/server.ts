@@ -37,7 +37,9 @@ import { accountProcessJob, accountScheduleJob } from '../shared/account-import/
 import { paymentInstructionJob } from '../shared/payment-instructions/payment-instruction.job';
 import { transactionImportJob } from '../shared/transactions/transaction.job';
 import { recordRun, runContext } from './run-ledger';
-import { createStreamSlots } from './streaming';
+import { supplierLabels } from './refusal-labels';
+import { routeLabeller } from './route-labels';
+import { createStreamSlots, type StreamSlots } from './streaming';
 
 /** The v1 writes the run ledger records (shared/runs/): the path of each, without its slashes. */
 const LEDGER_V1_ENDPOINTS = [
@@ -73,7 +75,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId());
   app.use(errorCodeOfResponse());
   app.use(requestLogger(logger));
-  app.use(httpMetrics(deps.metrics));
+  app.use(
+    httpMetrics(
+      deps.metrics,
+      routeLabeller(() => app),
+      supplierLabels(db, logger),
+    ),
+  );
   app.use(healthRoutes(deps));
   // Public documentation: mounted before /v1, whose routers authenticate.
   app.use(docsRoutes(config));
@@ -94,8 +102,21 @@ export function createApp(deps: AppDeps): Express {
     graphqlHandler({ db, signer, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, now: deps.now }),
   );
 
+  v1.use('/data-import', dataImportRoutes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));
+  app.use('/v1', v1);
+
+  app.use('/v2', v2Routes(deps, authenticate(verifier, refuseRevoked)));
+
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
+  return app;
+}
+
+/** The v1 data-import API: authenticated, limited per organisation, parsed, recorded in the run ledger. */
+function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): express.Router {
+  const { db, logger, config, redis, streams } = deps;
   const dataImport = express.Router();
-  dataImport.use(authenticate(verifier, refuseRevoked));
+  dataImport.use(authenticated);
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
   dataImport.use(runContext());
@@ -110,14 +131,7 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(paymentInstructionRoutes(deps));
   dataImport.use(requestRoutes(deps));
   dataImport.use(runRoutes(deps));
-  v1.use('/data-import', dataImport);
-  app.use('/v1', v1);
-
-  app.use('/v2', v2Routes(deps, authenticate(verifier, refuseRevoked)));
-
-  app.use(notFoundHandler());
-  app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
-  return app;
+  return dataImport;
 }
 
 /** The published contract's v2 account endpoints: authenticated, limited and parsed as v1's data-import. */

@@ -497,3 +497,14 @@ export function describeErrors(errors: OperationErrors): { table: string; extens
   );
   return { table, extension };
 }
+
+/**
+ * Every code this catalogue lists (request-level and field-level): the fixed set the refusal metrics
+ * label by (api/refusal-labels.ts), so a label never holds what a client sent.
+ */
+export const KNOWN_ERROR_CODES: ReadonlySet<string> = new Set(
+  [...Object.values(ERRORS), { statuses: GLOBAL_ERRORS }].flatMap((op: OperationErrors) => [
+    ...Object.values(op.statuses).flatMap((codes) => Object.keys(codes)),
+    ...Object.keys(op.fieldCodes ?? {}),
+  ]),
+);
