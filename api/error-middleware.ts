@@ -6,12 +6,13 @@ import { isPoolAcquireTimeout } from '../shared/platform/db';
 import {
   AppError,
   AuthenticationError,
-  codeOfErrorBody,
   OverloadError,
   requestLocation,
   UnavailableError,
 } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
+import { noteRefusal } from './observability';
+import { noteAnswerBody } from './run-ledger';
 
 interface HttpParserError {
   type?: string;
@@ -102,7 +103,8 @@ function sendBody(
     return;
   }
   // As res.json would have recorded it (api/observability.ts): this body is sent as text.
-  res.locals.errorCode = codeOfErrorBody(body);
+  noteRefusal(res, body);
+  noteAnswerBody(res, body);
   res.status(status).type('application/json').send(text);
 }
 

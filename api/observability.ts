@@ -1,10 +1,11 @@
 // Per-request plumbing: a request id (always ours, echoed back, carried into jobs), one JSON log line
 // per request, and the HTTP metrics.
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { codeOfErrorBody } from '../shared/platform/errors';
 import type { Logger } from '../shared/platform/logger';
 import type { Metrics } from '../shared/platform/metrics';
+import { codeLabel, type SupplierLabels } from './refusal-labels';
 
 /** Longest client-chosen X-Request-Id kept for the log line; the rest is cut. */
 const CLIENT_REQUEST_ID_MAX_LENGTH = 128;
@@ -42,6 +43,27 @@ function clientRequestId(given: string | undefined): string | undefined {
   return printable.slice(0, CLIENT_REQUEST_ID_MAX_LENGTH) || undefined;
 }
 
+/** Field errors of one refusal read for the log line and the metric, at most (the rest are not counted). */
+const MAX_FIELD_ERRORS_READ = 1000;
+/** Distinct field-level codes a log line lists. */
+const MAX_FIELD_CODES_LOGGED = 5;
+
+/**
+ * Notes a refusal's code and its field errors' codes (`errors[].code`, so a transactions 400 reads
+ * `product_code_does_not_exist`, not only `transaction_import_error`), for the log line and the metrics.
+ */
+export function noteRefusal(res: Response, body: unknown): void {
+  res.locals.errorCode = codeOfErrorBody(body);
+  const errors = (body as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return;
+  const counts = new Map<string, number>();
+  for (const e of errors.slice(0, MAX_FIELD_ERRORS_READ)) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === 'string') counts.set(code, (counts.get(code) ?? 0) + 1);
+  }
+  if (counts.size > 0) res.locals.fieldCodes = counts;
+}
+
 /**
  * Notes the error code of every refusal (status 400 and above) as its body is sent, for the request's
  * log line and the refusals metric: the error middleware's bodies and queued requests' stored answers alike.
@@ -50,17 +72,11 @@ export function errorCodeOfResponse(): RequestHandler {
   return (_req, res, next) => {
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
-      if (res.statusCode >= 400) res.locals.errorCode = codeOfErrorBody(body);
+      if (res.statusCode >= 400) noteRefusal(res, body);
       return json(body);
     };
     next();
   };
-}
-
-/** The route template (`/v1/data-import/account-transfer-status/:supplier/:externalAccountNumber/`), never raw ids. */
-function routeLabel(req: Request): string {
-  const route = (req.route as { path?: string } | undefined)?.path;
-  return route ? `${req.baseUrl}${route}` : 'unmatched';
 }
 
 /**
@@ -85,7 +101,9 @@ export function requestLogger(logger: Logger): RequestHandler {
           path: req.originalUrl.split('?')[0],
         },
         organisation: req.caller?.organisationId,
-        res: { status, errorCode: res.locals.errorCode as string | undefined },
+        runId: req.runId,
+        supplier: req.importSupplier,
+        res: { status, errorCode: res.locals.errorCode as string | undefined, fieldCodes: loggedFieldCodes(res) },
         responseTime: Math.round(performance.now() - started),
       };
       if (aborted || status >= 500) access.error(line, aborted ? 'request aborted' : `${req.method} ${status}`);
@@ -95,15 +113,37 @@ export function requestLogger(logger: Logger): RequestHandler {
   };
 }
 
-export function httpMetrics(metrics: Metrics): RequestHandler {
+function loggedFieldCodes(res: Response): string[] | undefined {
+  const counts = res.locals.fieldCodes as Map<string, number> | undefined;
+  return counts && [...counts.keys()].slice(0, MAX_FIELD_CODES_LOGGED).map((c) => c.slice(0, 64));
+}
+
+/**
+ * Requests, latency and refusals by route template (`routeOf`: one label for an endpoint's successes and
+ * refusals, api/route-labels.ts), refusals also by code and supplier, with bounded labels only
+ * (api/refusal-labels.ts).
+ */
+export function httpMetrics(
+  metrics: Metrics,
+  routeOf: (path: string) => string,
+  suppliers?: SupplierLabels,
+): RequestHandler {
   return (req, res, next) => {
     const end = metrics.httpDuration.startTimer();
     res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabel(req), status: String(res.statusCode) };
+      const route = routeOf(req.originalUrl.split('?')[0]!);
+      const labels = { method: req.method, route, status: String(res.statusCode) };
       end(labels);
       metrics.httpRequests.inc(labels);
       const code = res.locals.errorCode as string | undefined;
-      if (code !== undefined) metrics.httpRefusals.inc({ route: labels.route, code });
+      if (code === undefined) return;
+      const fieldCodes = res.locals.fieldCodes as Map<string, number> | undefined;
+      void (suppliers?.label(req.importSupplier) ?? Promise.resolve('none')).then((supplier) => {
+        metrics.httpRefusals.inc({ route, code: codeLabel(code), supplier });
+        for (const [field, n] of fieldCodes ?? []) {
+          metrics.httpRefusedFields.inc({ route, code: codeLabel(field), supplier }, n);
+        }
+      });
     });
     next();
   };

@@ -32,7 +32,22 @@ import { reconciliationRoutes } from './routes/reconciliation.routes';
 import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
-import { createStreamSlots } from './streaming';
+import { runRoutes } from './routes/runs.routes';
+import { accountProcessJob, accountScheduleJob } from '../shared/account-import/account-creation.job';
+import { paymentInstructionJob } from '../shared/payment-instructions/payment-instruction.job';
+import { transactionImportJob } from '../shared/transactions/transaction.job';
+import { recordRun, runContext } from './run-ledger';
+import { supplierLabels } from './refusal-labels';
+import { routeLabeller } from './route-labels';
+import { createStreamSlots, type StreamSlots } from './streaming';
+
+/** The v1 writes the run ledger records (shared/runs/): the path of each, without its slashes. */
+const LEDGER_V1_ENDPOINTS = [
+  'notes/create',
+  'historical-statements/create',
+  'account-import-process/create-or-update',
+  ...[transactionImportJob, paymentInstructionJob, accountProcessJob].map((job) => job.endpoint),
+];
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
@@ -60,7 +75,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId());
   app.use(errorCodeOfResponse());
   app.use(requestLogger(logger));
-  app.use(httpMetrics(deps.metrics));
+  app.use(
+    httpMetrics(
+      deps.metrics,
+      routeLabeller(() => app),
+      supplierLabels(db, logger),
+    ),
+  );
   app.use(healthRoutes(deps));
   // Public documentation: mounted before /v1, whose routers authenticate.
   app.use(docsRoutes(config));
@@ -81,10 +102,25 @@ export function createApp(deps: AppDeps): Express {
     graphqlHandler({ db, signer, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, now: deps.now }),
   );
 
+  v1.use('/data-import', dataImportRoutes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));
+  app.use('/v1', v1);
+
+  app.use('/v2', v2Routes(deps, authenticate(verifier, refuseRevoked)));
+
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
+  return app;
+}
+
+/** The v1 data-import API: authenticated, limited per organisation, parsed, recorded in the run ledger. */
+function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): express.Router {
+  const { db, logger, config, redis, streams } = deps;
   const dataImport = express.Router();
-  dataImport.use(authenticate(verifier, refuseRevoked));
+  dataImport.use(authenticated);
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
+  dataImport.use(runContext());
+  for (const endpoint of LEDGER_V1_ENDPOINTS) dataImport.post(`/${endpoint}/`, recordRun(deps, { endpoint }));
   dataImport.post(WAITING_V1_ENDPOINTS, queuedWriteCap(config));
   dataImport.use(accountRoutes({ db, logger, config, streams }));
   dataImport.use(accountImportRoutes(deps));
@@ -94,14 +130,8 @@ export function createApp(deps: AppDeps): Express {
   dataImport.use(transactionRoutes(deps));
   dataImport.use(paymentInstructionRoutes(deps));
   dataImport.use(requestRoutes(deps));
-  v1.use('/data-import', dataImport);
-  app.use('/v1', v1);
-
-  app.use('/v2', v2Routes(deps, authenticate(verifier, refuseRevoked)));
-
-  app.use(notFoundHandler());
-  app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
-  return app;
+  dataImport.use(runRoutes(deps));
+  return dataImport;
 }
 
 /** The published contract's v2 account endpoints: authenticated, limited and parsed as v1's data-import. */
@@ -112,6 +142,8 @@ function v2Routes(deps: AppDeps, authenticated: RequestHandler): express.Router 
   dataImportV2.use(authenticated);
   dataImportV2.use(organisationRateLimit(deps.redis, deps.config));
   dataImportV2.use(parseJsonBody(deps.config.BODY_LIMIT_BYTES));
+  dataImportV2.use(runContext());
+  dataImportV2.post('/accounts/', recordRun(deps, { endpoint: accountScheduleJob.endpoint, successFromWorker: true }));
   dataImportV2.use(accountImportV2Routes(deps));
   v2.use('/data-import', dataImportV2);
   return v2;

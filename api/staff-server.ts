@@ -7,6 +7,7 @@ import helmet from 'helmet';
 import type { Metrics } from '../shared/platform/metrics';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { httpMetrics, requestId, requestLogger } from './observability';
+import { routeLabeller } from './route-labels';
 import { staffRoutes, type StaffDeps } from './staff';
 
 export function createStaffApp(deps: StaffDeps & { metrics: Metrics }): Express {
@@ -17,7 +18,12 @@ export function createStaffApp(deps: StaffDeps & { metrics: Metrics }): Express 
   app.use(helmet());
   app.use(requestId());
   app.use(requestLogger(deps.logger));
-  app.use(httpMetrics(deps.metrics));
+  app.use(
+    httpMetrics(
+      deps.metrics,
+      routeLabeller(() => app),
+    ),
+  );
   app.use(staffRoutes(deps));
   app.use(notFoundHandler());
   app.use(errorMiddleware(deps.logger, deps.config.LOAD_SHED_RETRY_AFTER_SECONDS));

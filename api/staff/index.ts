@@ -14,6 +14,7 @@ import { loginRoutes } from './login.routes';
 import { BOARD_PATH, queueRoutes } from './queues.routes';
 import { loadStaff, requireStaff, secureCookies, staffSession } from './session';
 import { supportRoutes } from './support.routes';
+import { supportRunRoutes } from './support-runs.routes';
 import { STYLESHEET_PATH } from './views/layout';
 import { STAFF_CSS } from './views/staff.css';
 import type { StreamSlots } from '../streaming';
@@ -80,6 +81,7 @@ export function staffRoutes(deps: StaffDeps): Router {
   router.use(loginRoutes(deps, c));
   router.use('/support', requireStaff());
   router.use(supportRoutes(deps));
+  router.use(supportRunRoutes(deps));
   router.use(queueRoutes(deps, secureCookies(c)));
   router.use(staffErrorPages());
   return router;

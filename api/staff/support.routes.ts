@@ -14,6 +14,7 @@ import {
   openAccountsCsv,
   supplierOverview,
 } from '../../shared/staff/support.use-cases';
+import { supplierRuns } from '../../shared/staff/support-runs.use-cases';
 import { holdStreamSlot, watchDeliveryRate, type StreamSlots } from '../streaming';
 import { csrfToken } from './csrf';
 import { staffOf } from './session';
@@ -30,7 +31,11 @@ export function supportRoutes(deps: { db: Database; logger: Logger; config: Conf
   });
 
   router.get('/support/suppliers/:code/', async (req, res) => {
-    res.type('html').send(supplierPage(ctx(req), await supplierOverview(db, req.params.code)));
+    const [overview, { runs }] = await Promise.all([
+      supplierOverview(db, req.params.code),
+      supplierRuns(db, req.params.code),
+    ]);
+    res.type('html').send(supplierPage(ctx(req), overview, runs));
   });
 
   router.get('/support/suppliers/:code/accounts/', async (req, res) => {

@@ -15,6 +15,7 @@ import { GLOBAL_ERRORS } from './error-codes';
 import { registerPostImportPaths } from './post-import.paths';
 import { registerProgressPaths } from './progress.paths';
 import { registerReconciliationPaths } from './reconciliation.paths';
+import { registerRunPaths } from './runs.paths';
 import { registerServicePaths } from './service.paths';
 
 export type { DocsConfig };
@@ -77,6 +78,7 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
   registerAccountImportPaths(registry);
   registerProgressPaths(registry);
   registerReconciliationPaths(registry);
+  registerRunPaths(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -315,6 +315,22 @@ export const ERRORS = {
       authenticated,
     ),
   },
+  runSummary: {
+    statuses: merge(
+      {
+        400: {
+          invalid_run_id: 'The run id in the path is not 1 to 64 printable ASCII characters.',
+          invalid_cursor: '`accounts_after` is not a `next_cursor` this endpoint answered.',
+          unknown_query_parameter: 'A query parameter other than `accounts_after`.',
+        },
+        404: {
+          run_not_found:
+            "No write of the caller's organisation carried this `Data-Import-Run-Id` (unknown, another organisation's, or past the ledger's retention).",
+        },
+      },
+      authenticated,
+    ),
+  },
   stageAccount: {
     statuses: merge(
       {
@@ -481,3 +497,14 @@ export function describeErrors(errors: OperationErrors): { table: string; extens
   );
   return { table, extension };
 }
+
+/**
+ * Every code this catalogue lists (request-level and field-level): the fixed set the refusal metrics
+ * label by (api/refusal-labels.ts), so a label never holds what a client sent.
+ */
+export const KNOWN_ERROR_CODES: ReadonlySet<string> = new Set(
+  [...Object.values(ERRORS), { statuses: GLOBAL_ERRORS }].flatMap((op: OperationErrors) => [
+    ...Object.values(op.statuses).flatMap((codes) => Object.keys(codes)),
+    ...Object.keys(op.fieldCodes ?? {}),
+  ]),
+);

@@ -77,6 +77,9 @@ export const ConfigSchema = z
       .default(5 * 1024 * 1024),
     MAX_ITEMS_PER_REQUEST: z.coerce.number().int().positive().default(1000),
     RESULT_WAIT_MS: z.coerce.number().int().positive().default(25_000),
+    // Days the run ledger (run_ledger: GET runs/<run_id>/, the support page's runs and refusals) keeps
+    // a write's rows; the hourly maintenance job deletes older ones.
+    RUN_LEDGER_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
     // Jobs per queue per worker process (measured: 8 → 16 took transactions from 100 to 146 req/s).
     WORKER_CONCURRENCY: z.coerce.number().int().positive().default(16),
     DB_POOL_SIZE: z.coerce.number().int().positive().default(10),

@@ -6,7 +6,8 @@ export interface Metrics {
   registry: Registry;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
-  httpRefusals: Counter<'route' | 'code'>;
+  httpRefusals: Counter<'route' | 'code' | 'supplier'>;
+  httpRefusedFields: Counter<'route' | 'code' | 'supplier'>;
   jobDuration: Histogram<'queue' | 'outcome'>;
   groupCommits: Histogram<'queue' | 'outcome'>;
   queueJobs: Gauge<'queue' | 'state'>;
@@ -30,7 +31,9 @@ export function createMetrics(): Metrics {
 }
 
 /** What the API answered: counts, latency and refusals by route template. */
-function httpMetrics(registry: Registry): Pick<Metrics, 'httpRequests' | 'httpDuration' | 'httpRefusals'> {
+function httpMetrics(
+  registry: Registry,
+): Pick<Metrics, 'httpRequests' | 'httpDuration' | 'httpRefusals' | 'httpRefusedFields'> {
   return {
     httpRequests: new Counter({
       name: 'http_requests_total',
@@ -47,8 +50,18 @@ function httpMetrics(registry: Registry): Pick<Metrics, 'httpRequests' | 'httpDu
     }),
     httpRefusals: new Counter({
       name: 'http_refusals_total',
-      help: 'Answers of 400 and above that carry an error code, by route template and code (queued requests included).',
-      labelNames: ['route', 'code'],
+      help:
+        'Answers of 400 and above that carry an error code, by route template, code (a documented code, else other) ' +
+        'and import supplier (a configured one, else unknown or none); queued requests included.',
+      labelNames: ['route', 'code', 'supplier'],
+      registers: [registry],
+    }),
+    httpRefusedFields: new Counter({
+      name: 'http_refused_fields_total',
+      help:
+        'Field errors (errors[].code) of those answers, by route template, field-level code and import supplier, ' +
+        'with the same bounded labels: a transactions 400 counts product_code_does_not_exist here.',
+      labelNames: ['route', 'code', 'supplier'],
       registers: [registry],
     }),
   };

@@ -25,6 +25,8 @@ import type {
   QueuedRequestData,
 } from './job-declaration';
 import * as repo from './request-result.repository';
+import { entriesOf, subjectOf } from '../runs/ledger-entries';
+import { insertQueuedEntries } from '../runs/ledger.repository';
 
 /** Thrown by a job's code that can no longer answer in time: the request gets its 500 at once. */
 export class GiveUp extends UnrecoverableError {
@@ -114,6 +116,7 @@ export class QueuedJobRunner {
  *   the kind's commit(tx, …) for the prepared requests left        (e.g. transactions: lock the accounts,
  *                                                                  look up existing ones, INSERT them)
  *   UPDATE request_results SET http_status, body, … FROM (…)      (storeAnswers, one statement)
+ *   INSERT INTO run_ledger … SELECT … JOIN request_results         (the run ledger, one statement)
  *   COMMIT
  * Returns each job's completion-event value, null for a job an earlier run answered. A group of
  * several does not wait for a lock: it fails, and its jobs are committed alone (group-commit.ts).
@@ -137,9 +140,26 @@ async function commitGroup(ctx: JobContext, kind: AnyQueuedRequestJob, items: Gr
         errorCode: errorCodeOf(answer),
       })),
     );
+    await insertQueuedEntries(
+      tx,
+      rows.map(({ item, answer }) => ledgerRequestOf(kind, item.request, answer)),
+    );
     const events = new Map(rows.map(({ item, event }) => [item, event]));
     return items.map((item) => events.get(item) ?? null);
   });
+}
+
+/** The run-ledger rows of a queued request's answer (shared/runs/ledger-entries.ts). */
+function ledgerRequestOf(kind: AnyQueuedRequestJob, request: QueuedRequest<unknown>, answer: Answer) {
+  const subject = subjectOf(request.payload);
+  const { resultId: requestId } = request;
+  return {
+    requestId,
+    endpoint: kind.endpoint,
+    httpStatus: answer.status,
+    subject,
+    entries: entriesOf(subject, answer.status, answer.body),
+  };
 }
 
 /** The request a job carries (jobs queued before the fields were renamed name them requestId and traceId). */

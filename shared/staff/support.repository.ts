@@ -2,7 +2,7 @@
 // organisation: every supplier and every account is visible.
 import { Prisma } from '../generated/prisma/client';
 import type { DbClient } from '../platform/db';
-import { LATEST_ITEMS, LATEST_REJECTIONS, type AccountListName } from './support.schemas';
+import { LATEST_EVENTS, LATEST_ITEMS, type AccountListName } from './support.schemas';
 
 export async function listSuppliers(db: DbClient) {
   return db.importSupplier.findMany({ select: { code: true, status: true }, orderBy: { code: 'asc' } });
@@ -82,6 +82,14 @@ export async function findAccountDetail(db: DbClient, supplierCode: string, exte
       externalAccountNumber: true,
       state: true,
       stagedAt: true,
+      // The account creation (docs/account-import.md): its v2 status, latest error and event history.
+      status: true,
+      latestError: true,
+      isDryRun: true,
+      scheduleWindowStart: true,
+      scheduleWindowEnd: true,
+      modifiedAt: true,
+      events: { orderBy: { id: 'desc' }, take: LATEST_EVENTS, select: { event: true, occurredAt: true, data: true } },
       account: {
         select: {
           id: true,
@@ -110,18 +118,5 @@ export async function findAccountDetail(db: DbClient, supplierCode: string, exte
         },
       },
     },
-  });
-}
-
-/**
- * The account's latest refused requests, newest first: stored results that carry an error code. Served
- * by the (account_id, created_at) index, so the cost does not grow with the account's history.
- */
-export async function findRecentRejections(db: DbClient, accountId: number) {
-  return db.requestResult.findMany({
-    where: { accountId, errorCode: { not: null } },
-    orderBy: { createdAt: 'desc' },
-    take: LATEST_REJECTIONS,
-    select: { endpoint: true, errorCode: true, runId: true, httpStatus: true, createdAt: true },
   });
 }

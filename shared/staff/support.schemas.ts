@@ -4,8 +4,10 @@ import { AccountReference } from '../platform/fields';
 
 export const SUPPORT_PAGE_SIZE = 50;
 export const LATEST_ITEMS = 5;
-/** How many of an account's most recent refused requests the account view lists. */
-export const LATEST_REJECTIONS = 20;
+/** How many of an account's most recent refused writes (one per field error) the account view lists. */
+export const LATEST_REJECTIONS = 50;
+/** How many of an account creation's latest events the account view lists. */
+export const LATEST_EVENTS = 50;
 
 export const AccountListName = z.enum(['pending', 'imported']);
 export type AccountListName = z.infer<typeof AccountListName>;

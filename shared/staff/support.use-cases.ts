@@ -6,7 +6,14 @@ import type { Database } from '../platform/db';
 import { supplierNotFound } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
 import * as repo from './support.repository';
-import { AccountPageQuery, AccountSearchQuery, CsvQuery, SUPPORT_PAGE_SIZE } from './support.schemas';
+import { accountRefusals } from './support-runs.repository';
+import {
+  AccountPageQuery,
+  AccountSearchQuery,
+  CsvQuery,
+  LATEST_REJECTIONS,
+  SUPPORT_PAGE_SIZE,
+} from './support.schemas';
 
 export const listSuppliers = (db: Database) => repo.listSuppliers(db.prisma);
 
@@ -50,8 +57,13 @@ export async function findAccount(db: Database, code: string, query: unknown) {
   const supplier = await findSupplier(db, code);
   const process = await repo.findAccountDetail(db.prisma, code, number);
   if (!process) return { supplier, number, found: undefined };
-  const rejections = process.account ? await repo.findRecentRejections(db.prisma, process.account.id) : [];
-  return { supplier, number, found: { ...process, status: STATUS_BY_STATE[process.state], rejections } };
+  // Every refused write that named the account, whether or not it has been created (shared/runs/).
+  const rejections = await accountRefusals(db.pool, code, number, LATEST_REJECTIONS);
+  return {
+    supplier,
+    number,
+    found: { ...process, creationStatus: process.status, status: STATUS_BY_STATE[process.state], rejections },
+  };
 }
 
 /** Streams a list (the API's list columns) from a server-side cursor; the caller must release it. */

@@ -40,7 +40,7 @@ describe('job log lines', () => {
     expect(JSON.stringify(lines)).not.toContain(tenant.token);
   });
 
-  it('write one line per request: its method, path without the query, status, refusal code and organisation', async () => {
+  it('write one line per request: its method, path without the query, status, refusal codes, organisation and supplier', async () => {
     const tenant = await createTenant(app);
     const account = await importedAccount(app, tenant);
     const refused = await postTransactions(
@@ -63,7 +63,9 @@ describe('job log lines', () => {
           path: '/v1/data-import/transactions/create/',
         },
         organisation: expect.any(Number),
-        res: { status: 400, errorCode: 'transaction_import_error' },
+        supplier: tenant.supplier,
+        // The request's code and its field errors' own codes.
+        res: { status: 400, errorCode: 'transaction_import_error', fieldCodes: ['invalid'] },
         responseTime: expect.any(Number),
         msg: 'POST 400',
       }),

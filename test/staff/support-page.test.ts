@@ -108,50 +108,47 @@ describe('support page', () => {
     expect(res.text).toContain('<td>STRIPE</td><td>CARD</td><td>pm_123</td><td>yes</td>');
   });
 
-  it("lists the account's recent rejections newest first, bounded, with endpoint, status, code and run id", async () => {
-    const { organisationId } = await seedRejections(app, imported.accountId, 25);
+  it("lists the account's refused writes newest first, bounded, one row per field error with its code", async () => {
+    await seedRejections(app, supplier, imported.number, 55);
     // Another account's refusal and this account's successes are not rejections of this account.
-    const other = await app.db.prisma.account.findFirstOrThrow({
-      where: { id: { not: imported.accountId } },
-      select: { id: true },
-    });
-    await app.db.prisma.requestResult.createMany({
+    const base = { organisationId: 1, requestId: 'r', endpoint: 'notes/create', items: 1, supplierCode: supplier };
+    await app.db.prisma.runLedgerEntry.createMany({
       data: [
-        {
-          id: `other-${uniqueSuffix()}`,
-          organisationId,
-          endpoint: 'transactions/create',
-          bodyHash: 'h',
-          accountId: other.id,
-          httpStatus: 400,
-          errorCode: 'not_mine',
-        },
-        {
-          id: `ok-${uniqueSuffix()}`,
-          organisationId,
-          endpoint: 'transactions/create',
-          bodyHash: 'h',
-          accountId: imported.accountId,
-          httpStatus: 201,
-        },
+        { ...base, externalAccountNumber: 'I-1', httpStatus: 400, outcome: 'refused', code: 'not_mine' },
+        { ...base, externalAccountNumber: imported.number, httpStatus: 201, outcome: 'written', code: 'mine_but_fine' },
       ],
     });
 
     const res = await support.get(`/support/suppliers/${supplier}/account?number=${imported.number}`);
 
     expect(res.status).toBe(200);
-    const table = /<caption>Recent rejections[\s\S]*?<\/table>/.exec(res.text)?.[0] ?? '';
-    const rows = [
-      ...table.matchAll(
-        /<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g,
-      ),
-    ].map((m) => m.slice(1));
-    expect(rows).toHaveLength(20);
-    // Rejection 25 is the newest; 1–5 fall off the bound.
-    expect(rows[0]).toEqual(['2026-02-25T09:00:00Z', 'payment-instruction/create', '400', 'code_25', 'run-25']);
-    expect(rows[1]).toEqual(['2026-02-24T09:00:00Z', 'transactions/create', '400', 'code_24', '—']);
+    const table = /<caption>Refused writes[\s\S]*?<\/table>/.exec(res.text)?.[0] ?? '';
+    const rows = [...table.matchAll(/<tr>((?:<td>[^<]*<\/td>)+)<\/tr>/g)].map((m) =>
+      [...m[1]!.matchAll(/<td>([^<]*)<\/td>/g)].map((c) => c[1]),
+    );
+    expect(rows).toHaveLength(50);
+    // Rejection 55 is the newest; 1–5 fall off the bound.
+    expect(rows[0]).toEqual([
+      '2026-02-25T09:55:00Z',
+      'historical-statements/create',
+      '400',
+      'code_55',
+      'statements.0.statement_id',
+      'run-55',
+      'request-55',
+    ]);
+    expect(rows[1]).toEqual([
+      '2026-02-25T09:54:00Z',
+      'transactions/create',
+      '400',
+      'code_54',
+      'transactions.54.amount',
+      '—',
+      'request-54',
+    ]);
     expect(rows.at(-1)![3]).toBe('code_6');
     expect(table).not.toContain('not_mine');
+    expect(table).not.toContain('mine_but_fine');
   });
 
   it('finds a pending account with no platform account, and says when nothing matches', async () => {
@@ -236,28 +233,22 @@ async function seedImportedData(app: StaffTestApp, accountId: number): Promise<v
   await db.paymentInstruction.create({ data: { accountId, vendor: 'STRIPE', reference: 'pm_123', type: 'CARD' } });
 }
 
-/** `count` refusals for the account, one a day in February 2026; odd ones carry a run id. */
-async function seedRejections(
-  app: StaffTestApp,
-  accountId: number,
-  count: number,
-): Promise<{ organisationId: number }> {
-  const { id: organisationId } = await app.db.prisma.organisation.create({
-    data: { name: `support-${uniqueSuffix()}` },
-  });
-  await app.db.prisma.requestResult.createMany({
+/** `count` refused writes of the account, a minute apart on 25 February 2026; odd ones carry a run id. */
+async function seedRejections(app: StaffTestApp, supplier: string, number: string, count: number): Promise<void> {
+  await app.db.prisma.runLedgerEntry.createMany({
     data: Array.from({ length: count }, (_, i) => ({
-      id: `rejected-${uniqueSuffix()}-${i + 1}`,
-      organisationId,
-      endpoint: i % 2 === 0 ? 'payment-instruction/create' : 'transactions/create',
-      bodyHash: 'h',
-      accountId,
+      organisationId: 1,
       runId: i % 2 === 0 ? `run-${i + 1}` : null,
+      requestId: `request-${i + 1}`,
+      endpoint: i % 2 === 0 ? 'historical-statements/create' : 'transactions/create',
+      supplierCode: supplier,
+      externalAccountNumber: number,
       httpStatus: 400,
-      errorCode: `code_${i + 1}`,
-      createdAt: new Date(Date.UTC(2026, 1, i + 1, 9)),
-      finishedAt: new Date(Date.UTC(2026, 1, i + 1, 9)),
+      outcome: 'refused',
+      code: `code_${i + 1}`,
+      attr: i % 2 === 0 ? 'statements.0.statement_id' : `transactions.${i + 1}.amount`,
+      items: 1,
+      recordedAt: new Date(Date.UTC(2026, 1, 25, 9, i + 1)),
     })),
   });
-  return { organisationId };
 }

@@ -1,10 +1,13 @@
 // The support page: suppliers, one supplier's progress, the pending and imported lists, one account.
 import type { Prisma } from '../../../shared/generated/prisma/client';
-import { formatDateTime, formatMoney } from '../../../shared/platform/fields';
+import { formatMoney } from '../../../shared/platform/fields';
 import type { SupplierCounts } from '../../../shared/staff/support.repository';
-import { LATEST_REJECTIONS, type AccountListName } from '../../../shared/staff/support.schemas';
+import type { SupplierRunRow } from '../../../shared/staff/support-runs.repository';
+import type { AccountListName } from '../../../shared/staff/support.schemas';
 import type { accountsPage, findAccount } from '../../../shared/staff/support.use-cases';
+import { creationSection, latestTable, rejectionsTable, when } from './account-detail.views';
 import { href, html, segment, type SafeHtml } from './html';
+import { runsSection } from './runs.views';
 import { page, type PageContext } from './layout';
 
 interface Supplier {
@@ -14,7 +17,6 @@ interface Supplier {
 
 const supplierPath = (code: string) => `/support/suppliers/${segment(code)}/`;
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '—');
-const when = (d: Date | null | undefined) => (d ? formatDateTime(d) : '—');
 const LIST_TITLE: Record<AccountListName, string> = { pending: 'Pending accounts', imported: 'Imported accounts' };
 
 export function suppliersPage(ctx: PageContext, suppliers: Supplier[]): string {
@@ -51,7 +53,11 @@ function breadcrumb(code: string): SafeHtml {
   return html`<p><a href="/support/">All suppliers</a> › <a href="${supplierPath(code)}">${code}</a></p>`;
 }
 
-export function supplierPage(ctx: PageContext, o: { supplier: Supplier; counts: SupplierCounts }): string {
+export function supplierPage(
+  ctx: PageContext,
+  o: { supplier: Supplier; counts: SupplierCounts },
+  runs: SupplierRunRow[],
+): string {
   const { supplier: s, counts: c } = o;
   const base = supplierPath(s.code);
   return page(
@@ -77,7 +83,8 @@ ${searchForm(s.code)}
   <li><a href="${href(`${base}accounts/`, { list: 'imported' })}">Imported accounts</a>
     (<a href="${href(`${base}accounts.csv`, { list: 'imported' })}">download CSV</a>)</li>
   <li>All accounts: <a href="${href(`${base}accounts.csv`, { list: 'all' })}">download CSV</a></li>
-</ul>`,
+</ul>
+${runsSection(s.code, runs)}`,
   );
 }
 
@@ -153,12 +160,13 @@ ${searchForm(code, r.number)}
     <dt>Account created at</dt><dd>${when(f.account?.createdAt)}</dd>
   </dl>
 </section>
+${creationSection(f)}
 ${
   f.account
-    ? html`${importedData(f.account)}
-${rejectionsTable(f.rejections)}`
+    ? importedData(f.account)
     : html`<p class="message info">No platform account yet, so nothing can have been imported onto it.</p>`
-}`,
+}
+${rejectionsTable(f.rejections)}`,
   );
 }
 
@@ -203,30 +211,6 @@ ${latestTable(
 )}`;
 }
 
-/** Why the account's requests failed: the stable code a client saw, and the client's run when it sent one. */
-function rejectionsTable(rows: Found['rejections']): SafeHtml {
-  return latestTable(
-    `Recent rejections (latest ${LATEST_REJECTIONS})`,
-    ['When', 'Endpoint', 'Status', 'Code', 'Run id'],
-    rows.map((r) => [
-      when(r.createdAt),
-      r.endpoint,
-      r.httpStatus?.toString() ?? '—',
-      r.errorCode ?? '—',
-      r.runId ?? '—',
-    ]),
-  );
-}
-
 function documentCount(documents: Prisma.JsonValue): string {
   return Array.isArray(documents) ? String(documents.length) : '0';
-}
-
-function latestTable(title: string, columns: string[], rows: (string | SafeHtml)[][]): SafeHtml {
-  if (rows.length === 0) return html`<h3>${title}</h3><p class="muted">None.</p>`;
-  return html`<table>
-  <caption>${title} (newest first)</caption>
-  <thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
-  <tbody>${rows.map((r) => html`<tr>${r.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>
-</table>`;
 }

@@ -1,0 +1,90 @@
+// The API's half of the run ledger (shared/runs/): every write the API answers itself (notes,
+// statements, staging an account, and every refusal of a queued write before it is queued) is recorded
+// with the client's Data-Import-Run-Id, in one multi-row insert written once the answer is sent, so it
+// costs the request no latency. Answers that come from the queue are recorded by the worker, in the
+// transaction that stores them, and are skipped here (a replay was recorded when it first ran).
+import type { RequestHandler, Response } from 'express';
+import type { Database } from '../shared/platform/db';
+import type { Logger } from '../shared/platform/logger';
+import { parseRunId } from '../shared/requests/request-headers';
+import { entriesOf, subjectOf } from '../shared/runs/ledger-entries';
+import { insertEntries } from '../shared/runs/ledger.repository';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The client's Data-Import-Run-Id when it is a valid one (for the log line and the ledger). */
+    runId?: string;
+    /** The import supplier the body names, bounded (for the log line and the refusal metric). */
+    importSupplier?: string;
+  }
+}
+
+interface LedgerContext {
+  db: Database;
+  logger: Logger;
+}
+
+interface LedgerRoute {
+  /** As stored in run_ledger.endpoint (a queued job's endpoint, or the path without its slashes). */
+  endpoint: string;
+  /** The request's success is recorded by the worker that does the work later (a v2 schedule). */
+  successFromWorker?: boolean;
+}
+
+/** The answer a request got, as the last res.json (or the error middleware's body) set it. */
+export function noteAnswerBody(res: Response, body: unknown): void {
+  res.locals.answerBody = body;
+}
+
+/** Marks an answer that a queued job stored (its ledger rows are the worker's). */
+export function markQueuedAnswer(res: Response): void {
+  res.locals.queuedAnswer = true;
+}
+
+/** Reads the run id and supplier for every data-import request, so its log line carries them. */
+export function runContext(): RequestHandler {
+  return (req, _res, next) => {
+    const header = req.get('data-import-run-id');
+    try {
+      req.runId = parseRunId(header);
+    } catch {
+      req.runId = undefined;
+    }
+    const subject = subjectOf(req.body);
+    req.importSupplier = subject.supplierCode ?? undefined;
+    next();
+  };
+}
+
+export function recordRun(ctx: LedgerContext, route: LedgerRoute): RequestHandler {
+  return (req, res, next) => {
+    const caller = req.caller;
+    if (!caller) return next();
+    // Read now: a route may drop the body once it has checked it.
+    const subject = subjectOf(req.body);
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      noteAnswerBody(res, body);
+      return json(body);
+    };
+    res.once('finish', () => {
+      const status = res.statusCode;
+      const code = res.locals.errorCode as string | undefined;
+      // Load shedding and rate limits name no outcome; result_pending's outcome comes from the worker.
+      if (res.locals.queuedAnswer === true || status === 429 || code === 'result_pending') return;
+      if (route.successFromWorker && status < 400) return;
+      const entries = entriesOf(subject, status, res.locals.answerBody);
+      const request = {
+        requestId: req.requestId ?? '',
+        endpoint: route.endpoint,
+        httpStatus: status,
+        subject,
+        entries,
+      };
+      insertEntries(ctx.db.pool, { organisationId: caller.organisationId, runId: req.runId ?? null }, request).catch(
+        (err: unknown) => ctx.logger.warn({ err, requestId: req.requestId }, 'run ledger rows not recorded'),
+      );
+    });
+    next();
+  };
+}

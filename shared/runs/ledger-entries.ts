@@ -1,0 +1,113 @@
+// What one write request did to its items, as run-ledger rows: read from the request (which account,
+// how many items, dry run or not) and its answer (status and body), the same way for every endpoint
+// and on both sides (the API for what it answers itself, the worker for queued answers).
+import { codeOfErrorBody } from '../platform/errors';
+
+/** What a ledger row says of the items it counts. */
+export const OUTCOMES = ['written', 'skipped', 'dry_run', 'refused', 'not_written', 'failed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The account a request names and how many items it carries, read from its (possibly invalid) body. */
+export interface LedgerSubject {
+  supplierCode: string | null;
+  externalAccountNumber: string | null;
+  items: number;
+  dryRun: boolean;
+  /** The body's list of items (`transactions`), whose index an error's attr names. */
+  listField: string | null;
+}
+
+export interface LedgerEntry {
+  outcome: Outcome;
+  code: string | null;
+  attr: string | null;
+  items: number;
+}
+
+/** Rows one request writes at most: beyond, the remaining errors are counted per code without attr. */
+const MAX_ENTRIES_PER_REQUEST = 100;
+const MAX_TEXT = 255;
+const LIST_FIELDS = ['transactions', 'notes', 'statements'] as const;
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.length > 0 ? value.slice(0, MAX_TEXT) : null;
+
+/**
+ * The subject of a request body (`{options, request}` for queued transactions, the body itself
+ * elsewhere). Nothing here trusts the body: a malformed one gives nulls and one item.
+ */
+export function subjectOf(body: unknown): LedgerSubject {
+  const outer = isObject(body) ? body : {};
+  const r = isObject(outer.request) ? outer.request : outer;
+  const listField = LIST_FIELDS.find((f) => Array.isArray(r[f])) ?? null;
+  return {
+    supplierCode: text(r.import_supplier) ?? text(r.import_supplier_code),
+    externalAccountNumber: text(r.external_account_number) ?? text(r.external_identifier),
+    items: listField ? (r[listField] as unknown[]).length : 1,
+    dryRun: r.dry_run === true || r.is_dry_run === true,
+    listField,
+  };
+}
+
+/** The rows of one answer. */
+export function entriesOf(subject: LedgerSubject, status: number, body: unknown): LedgerEntry[] {
+  if (status < 400) return successEntries(subject, body);
+  const code = codeOfErrorBody(body) ?? `http_${status}`;
+  if (status >= 500) return [{ outcome: 'failed', code, attr: null, items: subject.items }];
+  return refusalEntries(subject, code, isObject(body) && Array.isArray(body.errors) ? body.errors : []);
+}
+
+/** Per item status when the answer lists them (notes, transactions); otherwise every item went through. */
+function successEntries(subject: LedgerSubject, body: unknown): LedgerEntry[] {
+  const listed = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.results) ? body.results : null;
+  const statuses = listed?.map((item) => (isObject(item) ? text(item.status) : null)) ?? [];
+  if (statuses.length === 0)
+    return [{ outcome: subject.dryRun ? 'dry_run' : 'written', code: null, attr: null, items: subject.items }];
+  const counts = new Map<string | null, number>();
+  for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([status, items]) => ({
+    outcome: subject.dryRun ? 'dry_run' : status?.endsWith('_ALREADY_EXISTS') ? 'skipped' : 'written',
+    code: status,
+    attr: null,
+    items,
+  }));
+}
+
+/**
+ * A refusal writes nothing. Each field error of an item is a row (its code at its attr), counting the
+ * item once; the request's other items are `not_written`. Errors that name no item (an unknown
+ * account) count every item, once.
+ */
+function refusalEntries(subject: LedgerSubject, code: string, errors: unknown[]): LedgerEntry[] {
+  const rows: LedgerEntry[] = [];
+  const itemsWithErrors = new Set<number>();
+  const overflow = new Map<string, number>();
+  let whole = false;
+  for (const e of errors.slice(0, subject.items * 50 + 50)) {
+    const errorCode = (isObject(e) && text(e.code)) || code;
+    const attr = isObject(e) ? text(e.attr) : null;
+    const item = itemOf(subject.listField, attr);
+    const counted = item === undefined ? (whole ? 0 : subject.items) : itemsWithErrors.has(item) ? 0 : 1;
+    if (item === undefined) whole = true;
+    else itemsWithErrors.add(item);
+    if (rows.length < MAX_ENTRIES_PER_REQUEST - 1)
+      rows.push({ outcome: 'refused', code: errorCode, attr, items: counted });
+    else overflow.set(errorCode, (overflow.get(errorCode) ?? 0) + counted);
+  }
+  for (const [c, items] of overflow) rows.push({ outcome: 'refused', code: c, attr: null, items });
+  if (rows.length === 0) return [{ outcome: 'refused', code, attr: null, items: subject.items }];
+  const rest = whole ? 0 : subject.items - itemsWithErrors.size;
+  if (rest > 0) rows.push({ outcome: 'not_written', code: null, attr: null, items: rest });
+  return rows;
+}
+
+/** The item an attr names (`transactions.3.product_code` → 3), when it names one of the list's items. */
+function itemOf(listField: string | null, attr: string | null): number | undefined {
+  if (listField === null || attr === null || !attr.startsWith(`${listField}.`)) return undefined;
+  const index = attr.slice(listField.length + 1).split('.', 1)[0]!;
+  return /^\d{1,6}$/.test(index) ? Number(index) : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,78 @@
+// run_ledger writes (see the migration 20261126080000_run_ledger): one multi-row INSERT per request
+// (the API) or per group of queued requests (the worker, in the group's transaction), and the
+// retention purge. Plain SQL, no named statements (the service may run behind a transaction pooler).
+import type { Sql } from '../platform/db';
+import type { LedgerEntry, LedgerSubject } from './ledger-entries';
+
+export interface LedgerRequest {
+  requestId: string;
+  endpoint: string;
+  httpStatus: number;
+  subject: LedgerSubject;
+  entries: LedgerEntry[];
+}
+
+const RECORD_COLUMNS = `request_id text, endpoint text, supplier_code text, external_account_number text,
+                        http_status int, dry_run boolean, outcome text, code text, attr text, items int`;
+
+function records(requests: LedgerRequest[]) {
+  return requests.flatMap((r) =>
+    r.entries.map((e) => ({
+      request_id: r.requestId,
+      endpoint: r.endpoint,
+      supplier_code: r.subject.supplierCode,
+      external_account_number: r.subject.externalAccountNumber,
+      http_status: r.httpStatus,
+      dry_run: r.subject.dryRun,
+      outcome: e.outcome,
+      code: e.code,
+      attr: e.attr,
+      items: e.items,
+    })),
+  );
+}
+
+/** The rows of a request the API answered itself (a synchronous write, or a refusal before queueing). */
+export async function insertEntries(
+  db: Sql,
+  caller: { organisationId: number; runId: string | null },
+  request: LedgerRequest,
+): Promise<void> {
+  const rows = records([request]);
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
+                             http_status, dry_run, outcome, code, attr, items)
+     SELECT $1, $2, e.request_id, e.endpoint, e.supplier_code, e.external_account_number, e.http_status, e.dry_run,
+            e.outcome, e.code, e.attr, e.items
+       FROM jsonb_to_recordset($3::jsonb) AS e(${RECORD_COLUMNS})`,
+    [caller.organisationId, caller.runId, JSON.stringify(rows)],
+  );
+}
+
+/**
+ * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
+ * run id come from each request's request_results row (the API stored them with it).
+ */
+export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): Promise<void> {
+  const rows = records(requests);
+  if (rows.length === 0) return;
+  await tx.query(
+    `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
+                             http_status, dry_run, outcome, code, attr, items)
+     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, e.supplier_code, e.external_account_number,
+            e.http_status, e.dry_run, e.outcome, e.code, e.attr, e.items
+       FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
+       JOIN request_results r ON r.id = e.request_id`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** Deletes at most `limit` rows recorded before `cutoff`, oldest first (served by the BRIN index). */
+export async function deleteLedgerBefore(db: Sql, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM run_ledger WHERE id IN (SELECT id FROM run_ledger WHERE recorded_at < $1 LIMIT $2)`,
+    [cutoff, limit],
+  );
+  return rowCount ?? 0;
+}
