@@ -36,7 +36,7 @@ export const sendCommand = defineCommand({
     },
     'dry-run': {
       type: 'boolean',
-      help: 'transactions only: the service checks every item and stores nothing (other kinds refuse it)',
+      help: 'the service checks and answers every item as it would, and stores nothing (every kind)',
     },
     ...FORMAT,
     ...RUNS_DIR,
@@ -48,11 +48,6 @@ export const sendCommand = defineCommand({
     const [kind, file] = positionals;
     if (!isKind(kind) || !file || positionals.length > 2) {
       throw new UsageError(`send takes a kind (${KINDS.join(', ')}) and one file`);
-    }
-    // Only the transactions endpoint takes dry_run: for any other kind the flag would be dropped and
-    // every item written, the opposite of what the caller asked.
-    if (values['dry-run'] && kind !== 'transactions') {
-      throw new UsageError(`--dry-run is for transactions only: the ${kind} endpoint would store every item`);
     }
     if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
     const { checksum, lines } = await scanFile(file);

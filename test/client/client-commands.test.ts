@@ -61,19 +61,6 @@ describe('an option of another command', () => {
   });
 });
 
-describe('--dry-run', () => {
-  it('is a usage error for a kind whose endpoint cannot dry-run: nothing is written or sent', async () => {
-    const service = await fake(() => ({ status: 500 }));
-    const file = writeLines(dir, 'dry-notes.ndjson', [note(0)]);
-    const journal = path.join(dir, 'dry-notes');
-    const run = await runClient(service.baseUrl, API_KEY, ['send', 'notes', file, '--dry-run', '--journal', journal]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--dry-run is for transactions only');
-    expect(existsSync(journal)).toBe(false);
-    expect(service.received).toEqual([]);
-  });
-});
-
 describe('--help', () => {
   it("lists the command's own options with the defaults the run uses, and no other command's", async () => {
     const run = await runClient('', '', ['send', '--help']);
