@@ -7,6 +7,7 @@ import { EXIT, FatalError, UsageError } from './client-errors';
 import { COMMANDS } from './commands';
 import { KINDS } from './item-kinds';
 import { oneLine, writeErr, writeOut } from './terminal-text';
+import { PROGRAM } from './cli/program';
 
 export async function main(argv: string[]): Promise<number> {
   let command: Command | undefined;
@@ -64,12 +65,12 @@ function findCommand(argv: string[]): { name: string; rest: string[] } {
 /** The usage of the whole client, from each command's own declaration. */
 function usage(): string {
   return [
-    'usage: data-import <command> [options]',
+    `usage: ${PROGRAM} <command> [options]`,
     '',
     ...COMMANDS.flatMap((c) => [`  ${c.name} ${c.args}`, `        ${c.summary}`]),
     '',
     `kinds: ${KINDS.join(', ')}`,
-    "each command's options, with their defaults: data-import <command> --help (or data-import help <command>)",
+    `each command's options, with their defaults: ${PROGRAM} <command> --help (or ${PROGRAM} help <command>)`,
     'environment: DATA_IMPORT_URL (instead of --url), DATA_IMPORT_API_KEY (instead of --api-key-file)',
     '',
     EXIT_CODES,

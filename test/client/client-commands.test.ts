@@ -54,7 +54,7 @@ describe('an option of another command', () => {
       const run = await runClient(service.baseUrl, API_KEY, [...args, '--journal', journal]);
       expect([command, run.code]).toEqual([command, 2]);
       expect(run.stderr).toContain(`${command} takes no option ${option}`);
-      expect(run.stderr).toContain(`usage: data-import ${command} `);
+      expect(run.stderr).toContain(`usage: data-import-client ${command} `);
       expect(existsSync(journal)).toBe(false);
     }
     expect(service.received).toEqual([]);
@@ -65,7 +65,7 @@ describe('--help', () => {
   it("lists the command's own options with the defaults the run uses, and no other command's", async () => {
     const run = await runClient('', '', ['send', '--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^usage: data-import send <kind> <file>/);
+    expect(run.stdout).toMatch(/^usage: data-import-client send <kind> <file>/);
     expect(run.stdout).toMatch(/--batch N +items per request \(default 100; 1 to 1000\)/);
     expect(run.stdout).toMatch(/--concurrency N +requests in flight at once \(default 8; 1 to 64\)/);
     expect(run.stdout).not.toMatch(/^ +--supplier/m);
@@ -87,7 +87,7 @@ describe('--help', () => {
     ]) {
       const run = await runClient('', '', args);
       expect([args.join(' '), run.code]).toEqual([args.join(' '), 0]);
-      expect(run.stdout).toMatch(/^usage: data-import reconcile --supplier CODE --out FILE/);
+      expect(run.stdout).toMatch(/^usage: data-import-client reconcile --supplier CODE --out FILE/);
       expect(run.stdout).toMatch(/--retry-deadline SECONDS +.*\(default 600; 0 to 604800\)/);
       expect(run.stdout).not.toMatch(/^ +--batch/m);
     }

@@ -50,7 +50,7 @@ it('a refused connection before the first token stops the run at once with a cle
 
   expect(run.code).toBe(3);
   expect(run.stdout).toMatch(/stopped: cannot connect to http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
-  expect(run.stdout).toContain('to continue: data-import resume');
+  expect(run.stdout).toContain('to continue: data-import-client resume');
   // Not the retry deadline's 20 s: the first sign-in is not retried.
   expect(Date.now() - started).toBeLessThan(15_000);
   expect(run.stderr).not.toMatch(/^\s+at /m);
