@@ -76,5 +76,9 @@ it.each([
   expect(summary.succeeded + failed.length).toBe(lines().length);
   expect(summary.succeeded).toBeGreaterThan(0);
   if (kind === 'statements') expect(failed.map((f) => f.line)).toEqual([2]);
+  // The service's view of the run, announced first and repeated in the summary.
+  const runUrl = `${world.app.baseUrl}/v1/data-import/runs/${summary.run_id}/`;
+  expect(summary.run_url).toBe(runUrl);
+  expect(JSON.parse(run.stdout.split('\n')[0]!)).toEqual({ event: 'run', run_id: summary.run_id, run_url: runUrl });
   expect(await rowCounts()).toEqual(before);
 });
