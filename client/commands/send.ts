@@ -5,6 +5,7 @@ import path from 'node:path';
 import { defineCommand } from '../cli/command';
 import { CONNECTION, FORMAT, JSON_OUTPUT, RUN_SETTINGS, RUNS_DIR, runsDirOf } from '../cli/common-options';
 import { UsageError } from '../client-errors';
+import { checkCsvHeader } from '../csv-header';
 import { formatOf, scanFile } from '../input-reader';
 import { isKind, KINDS } from '../item-kinds';
 import { RunJournal, runStamp, type RunMeta } from '../run-journal';
@@ -50,6 +51,7 @@ export const sendCommand = defineCommand({
       throw new UsageError(`send takes a kind (${KINDS.join(', ')}) and one file`);
     }
     if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    if (formatOf(file, values.format) === 'csv') checkCsvHeader(file, kind);
     const { checksum, lines } = await scanFile(file);
     const stamp = runStamp(new Date());
     const runId = `${kind}-${stamp}-${randomBytes(3).toString('hex')}`;

@@ -61,6 +61,38 @@ describe('an option of another command', () => {
   });
 });
 
+describe('a CSV whose header lacks a column every line needs', () => {
+  it('is refused naming the columns before anything is sent or journalled (exit 2)', async () => {
+    const service = await fake(() => ({ status: 500 }));
+    const file = writeLines(dir, 'no-amount.csv', [
+      'import_supplier,external_account_number,transaction_id,transaction_date,kind',
+      `${SUPPLIER},ACC-1,T-1,2024-01-01,CHARGE`,
+    ]);
+    const journal = path.join(dir, 'no-amount');
+
+    const run = await runClient(service.baseUrl, API_KEY, ['send', 'transactions', file, '--journal', journal]);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('the CSV header has no amount, type column, which every transactions line needs');
+    expect(existsSync(journal)).toBe(false);
+    expect(service.received).toEqual([]);
+
+    const instructions = writeLines(dir, 'no-reference.csv', [
+      'import_supplier,external_account_number,vendor,type',
+      `${SUPPLIER},ACC-1,STRIPE,CARD`,
+    ]);
+    const refused = await runClient(service.baseUrl, API_KEY, [
+      'send',
+      'payment-instructions',
+      instructions,
+      '--runs-dir',
+      dir,
+    ]);
+    expect(refused.stderr).toContain('has no reference or instruction_reference column');
+    expect(service.received).toEqual([]);
+  });
+});
+
 describe('--help', () => {
   it("lists the command's own options with the defaults the run uses, and no other command's", async () => {
     const run = await runClient('', '', ['send', '--help']);
