@@ -43,11 +43,11 @@ export function buildBody(
   options: SendOptions,
 ): unknown {
   const { listField } = KIND_SPECS[kind];
-  if (!listField) return items[0];
+  // Every write endpoint takes dry_run in the body; it is sent only when asked for.
+  const dryRun = options.dry_run ? { dry_run: true } : {};
+  if (!listField) return { ...items[0], ...dryRun };
   const list = items.map(({ import_supplier: _s, external_account_number: _e, ...rest }) => rest);
-  const body: Record<string, unknown> = { ...account, [listField]: list };
-  if (kind === 'transactions' && options.dry_run) body.dry_run = true;
-  return body;
+  return { ...account, [listField]: list, ...dryRun };
 }
 
 export function buildQuery(kind: Kind, options: SendOptions): string {

@@ -6,7 +6,8 @@ import { parseArgsTable } from './cli/options';
 import { EXIT, FatalError, UsageError } from './client-errors';
 import { COMMANDS } from './commands';
 import { KINDS } from './item-kinds';
-import { writeErr, writeOut } from './terminal-text';
+import { oneLine, writeErr, writeOut } from './terminal-text';
+import { PROGRAM } from './cli/program';
 
 export async function main(argv: string[]): Promise<number> {
   let command: Command | undefined;
@@ -29,9 +30,18 @@ export async function main(argv: string[]): Promise<number> {
       writeErr(`data-import: ${err.message}\n`);
       return EXIT.interrupted;
     }
-    writeErr(`data-import: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    // A message, not a stack trace: the journal holds what a resume needs, and the name says what broke.
+    writeErr(`data-import: ${command?.name ?? 'the command'} stopped: ${describeError(err)}\n`);
     return EXIT.interrupted;
   }
+}
+
+/** An error's name, message and the code of its cause (a network failure's ECONNRESET…), on one line. */
+function describeError(err: unknown): string {
+  const e = err as { name?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const cause = [e?.cause?.code, e?.cause?.message].find((c): c is string => typeof c === 'string');
+  return oneLine(`${typeof e?.name === 'string' ? e.name : 'Error'}: ${message}${cause ? ` (${cause})` : ''}`, 500);
 }
 
 /**
@@ -55,12 +65,12 @@ function findCommand(argv: string[]): { name: string; rest: string[] } {
 /** The usage of the whole client, from each command's own declaration. */
 function usage(): string {
   return [
-    'usage: data-import <command> [options]',
+    `usage: ${PROGRAM} <command> [options]`,
     '',
     ...COMMANDS.flatMap((c) => [`  ${c.name} ${c.args}`, `        ${c.summary}`]),
     '',
     `kinds: ${KINDS.join(', ')}`,
-    "each command's options, with their defaults: data-import <command> --help (or data-import help <command>)",
+    `each command's options, with their defaults: ${PROGRAM} <command> --help (or ${PROGRAM} help <command>)`,
     'environment: DATA_IMPORT_URL (instead of --url), DATA_IMPORT_API_KEY (instead of --api-key-file)',
     '',
     EXIT_CODES,

@@ -3,6 +3,7 @@
 // only the summary (or, with --json, only JSON).
 import { Presets, SingleBar } from 'cli-progress';
 import { jsonLine, writeErr, writeOut } from './terminal-text';
+import { describeWaiting, type Waiting } from './wait-reasons';
 
 export interface Counts {
   total: number;
@@ -21,6 +22,7 @@ export class ProgressReporter {
   private readonly started = Date.now();
   private bar?: SingleBar;
   private timer?: NodeJS.Timeout;
+  private waiting?: Waiting;
 
   constructor(
     private readonly mode: ProgressMode,
@@ -34,7 +36,7 @@ export class ProgressReporter {
     if (this.mode === 'bar') {
       this.bar = new SingleBar(
         {
-          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {eta}',
+          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {eta}{waiting}',
           stream: process.stderr,
           hideCursor: true,
           etaBuffer: 50,
@@ -42,10 +44,22 @@ export class ProgressReporter {
         },
         Presets.shades_classic,
       );
-      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed, eta: '?' });
+      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed, eta: '?', waiting: '' });
     }
     this.timer = setInterval(() => this.tick(), this.mode === 'bar' ? 500 : this.everyMs);
     this.timer.unref();
+  }
+
+  /**
+   * What the run waits on (undefined: nothing, an answer came). A new reason is reported at once
+   * outside the bar; the bar and every later line carry it until it clears.
+   */
+  waitingOn(w: Waiting | undefined): void {
+    const changed = w?.reason !== this.waiting?.reason;
+    this.waiting = w;
+    if (!changed || !w || !this.timer) return;
+    if (this.mode === 'json') writeOut(jsonLine({ event: 'waiting', reason: w.reason, detail: describeWaiting(w) }));
+    else if (this.mode === 'lines') writeErr(`data-import: ${describeWaiting(w)}\n`);
   }
 
   processed(): number {
@@ -63,17 +77,23 @@ export class ProgressReporter {
     const rate = this.rate();
     const left = Math.max(0, this.counts.total - processed);
     const eta = rate > 0 ? Math.round(left / rate) : null;
+    const waiting = this.waiting ? describeWaiting(this.waiting) : undefined;
     if (this.bar) {
-      this.bar.update(processed, { rate, failed: this.counts.failed, eta: eta === null ? '?' : `${eta} s` });
+      this.bar.update(processed, {
+        rate,
+        failed: this.counts.failed,
+        eta: eta === null ? '?' : `${eta} s`,
+        waiting: waiting ? ` | ${waiting}` : '',
+      });
       return;
     }
     if (this.mode === 'json') {
-      writeOut(jsonLine({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta }));
+      writeOut(jsonLine({ event: 'progress', ...this.counts, processed, rate, eta_seconds: eta, waiting }));
     } else {
       writeErr(
         `data-import: ${processed}/${this.counts.total} items (${this.counts.skipped} already there, ` +
           `${this.counts.differs} differ from what is stored, ${this.counts.failed} failed), ` +
-          `${rate}/s, ETA ${eta === null ? '?' : `${eta} s`}\n`,
+          `${rate}/s, ETA ${eta === null ? '?' : `${eta} s`}${waiting ? `; ${waiting}` : ''}\n`,
       );
     }
   }
@@ -81,7 +101,7 @@ export class ProgressReporter {
   stop(): void {
     clearInterval(this.timer);
     if (this.bar) {
-      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed, eta: '0 s' });
+      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed, eta: '0 s', waiting: '' });
       this.bar.stop();
     }
   }

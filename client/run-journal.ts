@@ -13,6 +13,7 @@ import { LineSet } from './line-set';
 import { readNdjson } from './ndjson';
 import { makePrivateDir, makePrivateFile, openPrivate, writePrivateFile } from './private-files';
 import { jsonLine } from './terminal-text';
+import { PROGRAM } from './cli/program';
 
 export interface RunMeta {
   version: 1;
@@ -112,7 +113,7 @@ export class RunJournal {
   static create(dir: string, meta: RunMeta): RunJournal {
     makePrivateDir(dir);
     const runFile = path.join(dir, 'run.json');
-    if (existsSync(runFile)) throw new UsageError(`${dir} already holds a run: use \`data-import resume ${dir}\``);
+    if (existsSync(runFile)) throw new UsageError(`${dir} already holds a run: use \`${PROGRAM} resume ${dir}\``);
     writePrivateFile(runFile, JSON.stringify(meta, null, 2) + '\n', 'wx');
     return new RunJournal(dir, meta);
   }

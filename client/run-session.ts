@@ -10,6 +10,7 @@ import type { RunJournal } from './run-journal';
 import type { RunSummary } from './run-summary';
 import { executeRun } from './send-run';
 import { jsonLine, writeErr, writeOut } from './terminal-text';
+import { PROGRAM } from './cli/program';
 
 /** The options of a pass over a run that the journal does not hold (see RUN_SETTINGS, CONNECTION). */
 export interface PassOptions {
@@ -47,6 +48,9 @@ export async function executePass(journal: RunJournal, s: ReturnType<typeof pass
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   let summary: RunSummary;
+  const url = runUrl(s.baseUrl, journal.meta.run_id);
+  if (s.json) writeOut(jsonLine({ event: 'run', run_id: journal.meta.run_id, run_url: url }));
+  else writeErr(`data-import: run ${journal.meta.run_id}; the service's view of it: ${url}\n`);
   try {
     summary = await executeRun(journal, {
       ...s,
@@ -60,13 +64,16 @@ export async function executePass(journal: RunJournal, s: ReturnType<typeof pass
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  printSummary(summary, s.json);
+  printSummary(summary, url, s.json);
   return summary.exit_code;
 }
 
-function printSummary(s: RunSummary, json: boolean): void {
+/** The service's view of the run (its ledger of what every request of this run id came to). */
+const runUrl = (baseUrl: string, runId: string) => `${baseUrl}/v1/data-import/runs/${encodeURIComponent(runId)}/`;
+
+function printSummary(s: RunSummary, url: string, json: boolean): void {
   if (json) {
-    writeOut(jsonLine({ event: 'summary', ...s }));
+    writeOut(jsonLine({ event: 'summary', ...s, run_url: url }));
     return;
   }
   const lines = [
@@ -74,8 +81,9 @@ function printSummary(s: RunSummary, json: boolean): void {
     `  succeeded ${s.succeeded}, already there ${s.skipped}, already there but different ${s.differs}, ` +
       `failed ${s.failed}, unprocessed ${s.unprocessed}, retries ${s.retries}`,
     `  results in ${s.journal}/ (succeeded.ndjson, differs.ndjson, failed.ndjson, unprocessed.ndjson)`,
+    `  on the service: ${url}`,
   ];
   if (s.fatal) lines.push(`  stopped: ${s.fatal}`);
-  if (s.interrupted || s.unprocessed > 0) lines.push(`  to continue: data-import resume ${s.journal}`);
+  if (s.interrupted || s.unprocessed > 0) lines.push(`  to continue: ${PROGRAM} resume ${s.journal}`);
   writeOut(lines.join('\n') + '\n');
 }

@@ -73,7 +73,10 @@ class RunLoop {
       requestTimeoutMs: settings.requestTimeoutMs,
       retryDeadlineMs: settings.retryDeadlineMs,
       stop: this.stop,
-      onRetry: () => this.counts.retries++,
+      onRetry: (reason, waitMs) => {
+        this.counts.retries++;
+        settings.progress.waitingOn({ reason, retryAt: Date.now() + waitMs });
+      },
     };
     for (const [key, lines] of journal.pending) lines.forEach((line) => this.openByLine.set(line, key));
     const batchSize = KIND_SPECS[kind].listField ? this.meta.batch : 1;
@@ -164,6 +167,8 @@ class RunLoop {
 
   /** Writes the items' final outcomes (those that have one) and counts them. */
   private settle(key: string | null, entries: InputEntry[], outcomes: (ItemOutcome | undefined)[]): void {
+    // An answer that settles items: whatever the run was waiting on is over.
+    if (key !== null) this.settings.progress.waitingOn(undefined);
     const results: Outcomes = { succeeded: [], differs: [], failed: [] };
     entries.forEach((entry, i) => {
       const o = outcomes[i];

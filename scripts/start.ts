@@ -8,6 +8,7 @@ import path from 'node:path';
 import { schemaSteps } from '../prisma/migrate';
 import { onShutdown, prepare } from '../shared/platform/process';
 import { supervise } from '../shared/platform/supervisor';
+import { startBanner } from './start-banner';
 
 // The children run the same way as this file: compiled .js from dist/, or .ts under tsx (whose
 // loader node:cluster passes on through execArgv).
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
     { port: config.PORT, api: config.API_PROCESSES, workers: config.WORKER_PROCESSES },
     'data-import service supervising',
   );
+  process.stderr.write(startBanner(config));
   onShutdown(logger, () => children.stop());
 }
 

@@ -2,6 +2,7 @@
 // `run` takes the words after the command's name; `--help` prints the help generated from the table.
 import { writeOut } from '../terminal-text';
 import { asksForHelp, HELP, optionLines, parseOptions, type OptionTable, type ParsedCommand } from './options';
+import { PROGRAM } from './program';
 
 export interface Command {
   name: string;
@@ -28,7 +29,7 @@ export function defineCommand<const T extends OptionTable>(def: CommandDefinitio
   const options = { ...def.options, ...HELP };
   const help = () =>
     [
-      `usage: data-import ${def.name} ${def.args} [options]`,
+      `usage: ${PROGRAM} ${def.name} ${def.args} [options]`,
       '',
       def.summary,
       ...(def.details ?? []),

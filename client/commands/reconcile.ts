@@ -6,7 +6,7 @@ import path from 'node:path';
 import { defineCommand } from '../cli/command';
 import { CONNECTION, JSON_OUTPUT, RUNS_DIR, runsDirOf } from '../cli/common-options';
 import { apiKey, serviceUrl } from '../cli/connection';
-import { EXIT, UsageError } from '../client-errors';
+import { EXIT, FatalError, UsageError } from '../client-errors';
 import { retryAfterMs, withRetries, type RetryPolicy } from '../http/retry-policy';
 import { boundedLines, readBounded, serviceFetch } from '../http/service-fetch';
 import { TokenSource } from '../http/token-source';
@@ -112,7 +112,7 @@ export async function fetchReconciliation(
       headers: { authorization: `Token ${token}`, accept: 'application/x-ndjson' },
       signal,
     });
-    if (res.ok && res.body) return { type: 'done', value: boundedLines(res, MAX_ROW_CHARS) };
+    if (res.ok && res.body) return { type: 'done', value: unbroken(boundedLines(res, MAX_ROW_CHARS)) };
     const text = (await readBounded(res, 64 * 1024)) ?? '';
     if (res.status === 401) return { type: 'reauth', reason: 'not_authenticated' };
     if (res.status < 500 && res.status !== 429)
@@ -122,4 +122,16 @@ export async function fetchReconciliation(
   if (result.type === 'unfinished')
     throw new UsageError(`the reconciliation endpoint did not answer: ${result.reason}`);
   return result.value;
+}
+
+/** The rows; a stream the network cuts short ends the command with one line saying so (exit 3). */
+async function* unbroken(lines: AsyncIterable<string>): AsyncIterable<string> {
+  try {
+    yield* lines;
+  } catch (err) {
+    if (err instanceof FatalError || !(err instanceof TypeError)) throw err;
+    const cause = (err as { cause?: { code?: unknown } }).cause?.code;
+    const why = typeof cause === 'string' ? cause : err.message;
+    throw new FatalError(`the reconciliation stream broke off (${oneLine(why, 80)}): run reconcile again`);
+  }
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { defineCommand } from '../cli/command';
 import { CONNECTION, FORMAT, JSON_OUTPUT, RUN_SETTINGS, RUNS_DIR, runsDirOf } from '../cli/common-options';
 import { UsageError } from '../client-errors';
+import { checkCsvHeader } from '../csv-header';
 import { formatOf, scanFile } from '../input-reader';
 import { isKind, KINDS } from '../item-kinds';
 import { accountWindow, ACCOUNT_WINDOW } from '../accounts/account-options';
@@ -37,7 +38,7 @@ export const sendCommand = defineCommand({
     },
     'dry-run': {
       type: 'boolean',
-      help: 'transactions and accounts (is_dry_run): the service checks every item and stores nothing',
+      help: 'the service checks and answers every item as it would, and stores nothing (every kind; accounts: is_dry_run)',
     },
     ...ACCOUNT_WINDOW,
     ...FORMAT,
@@ -52,12 +53,8 @@ export const sendCommand = defineCommand({
       throw new UsageError(`send takes a kind (${KINDS.join(', ')}, accounts) and one file`);
     }
     const windowOptions = accountWindow(kind, file, values);
-    // Only the transactions endpoint takes dry_run: for any other kind the flag would be dropped and
-    // every item written, the opposite of what the caller asked.
-    if (values['dry-run'] && kind !== 'transactions' && kind !== 'accounts') {
-      throw new UsageError(`--dry-run is for transactions only: the ${kind} endpoint would store every item`);
-    }
     if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    if (kind !== 'accounts' && formatOf(file, values.format) === 'csv') checkCsvHeader(file, kind);
     const { checksum, lines } = await scanFile(file);
     const stamp = runStamp(new Date());
     const runId = `${kind}-${stamp}-${randomBytes(3).toString('hex')}`;

@@ -14,7 +14,8 @@ export interface RetryPolicy {
   retryDeadlineMs: number;
   /** Set on Ctrl-C: no new attempt starts, waits end at once. */
   stop?: AbortSignal;
-  onRetry?(reason: string): void;
+  /** Before each wait: why, and how long until the next attempt. */
+  onRetry?(reason: string, waitMs: number): void;
 }
 
 /** What one attempt came to. */
@@ -59,7 +60,7 @@ export async function withRetries<T>(
     const wait = backoffMs(n, outcome.retryAfterMs);
     if (Date.now() + wait > deadline)
       return { type: 'unfinished', reason: `still ${outcome.reason} at the retry deadline` };
-    policy.onRetry?.(outcome.reason);
+    policy.onRetry?.(outcome.reason, wait);
     await sleep(wait, policy.stop);
   }
 }

@@ -28,6 +28,8 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 export class TokenSource {
   private session?: Session;
   private renewing?: Promise<Session>;
+  /** Until the first token arrives, a service that cannot be reached is a wrong address, not an outage. */
+  private reached = false;
 
   constructor(
     private readonly baseUrl: string,
@@ -60,10 +62,19 @@ export class TokenSource {
       if (refreshed) return (this.session = refreshed);
     }
     try {
-      return (this.session = await this.call({ APIKey: this.apiKey }));
+      this.session = await this.call({ APIKey: this.apiKey });
+      this.reached = true;
+      return this.session;
     } catch (err) {
       if (err instanceof RefusedError)
         throw new FatalError(`the service refused the API key (${oneLine(err.code, 100)})`);
+      const network = networkFailureCode(err);
+      if (!this.reached && network !== undefined) {
+        throw new FatalError(
+          `cannot connect to ${this.baseUrl} (${network}): is the service running there, and are the host and ` +
+            'port of --url (or DATA_IMPORT_URL) right?',
+        );
+      }
       throw err;
     }
   }
@@ -80,8 +91,10 @@ export class TokenSource {
       data?: { obtainToken?: { token: string; payload?: { exp?: number; iat?: number }; refreshToken?: string } };
       errors?: { extensions?: { code?: string } }[];
     };
-    if (typeof body !== 'object' || body === null)
+    if (typeof body !== 'object' || body === null || !('data' in body || 'errors' in body)) {
+      if (res.status >= 400) throw notTheService(this.baseUrl, res.status, body);
       throw new TransientError(`obtainToken answered ${res.status} with a body that is not JSON`);
+    }
     const got = body.data?.obtainToken;
     if (typeof got?.token !== 'string' || got.token === '') {
       const code = body.errors?.[0]?.extensions?.code;
@@ -92,4 +105,24 @@ export class TokenSource {
     const expiresAt = typeof exp === 'number' ? exp * 1000 : Date.now() + lifetime;
     return { token: got.token, refreshToken: got.refreshToken, renewAt: expiresAt - Math.min(EARLY_MS, lifetime / 4) };
   }
+}
+
+/** The code of a failure to connect (fetch's TypeError and its cause), undefined for anything else. */
+function networkFailureCode(err: unknown): string | undefined {
+  if (!(err instanceof TypeError) || !/fetch failed/i.test(err.message)) return undefined;
+  const cause = (err as { cause?: { code?: unknown } }).cause?.code;
+  return typeof cause === 'string' ? cause.slice(0, 40) : 'fetch failed';
+}
+
+/**
+ * A 4xx without a GraphQL body (an HTML page, `route_not_found`): the address reaches a web server, but
+ * not the service's GraphQL endpoint, so a wrong --url rather than a refused key.
+ */
+function notTheService(baseUrl: string, status: number, body: unknown): FatalError {
+  const code = (body as { code?: unknown } | undefined)?.code;
+  const what = typeof code === 'string' ? oneLine(code, 60) : body === undefined ? 'not JSON' : 'not GraphQL';
+  return new FatalError(
+    `${baseUrl}/v1/graphql/ answered ${status} (${what}): that is not the data-import service's API; ` +
+      '--url (or DATA_IMPORT_URL) is the address the service answers at, with no path after it',
+  );
 }

@@ -16,7 +16,7 @@ export interface Sizes {
 
 export interface RehearsalFiles {
   applyFiles: string[];
-  /** `data-import send accounts`: one account per line. */
+  /** `data-import-client send accounts`: one account per line. */
   accounts: string;
   transactions: string;
   notes: string;

@@ -6,6 +6,7 @@ import {
   AliasedAccountReference,
   checkAccountNumberAlias,
   DocumentPath,
+  DryRun,
   IdentifierField,
   IsoDateTime,
   TextField,
@@ -49,7 +50,7 @@ export const Note = z
 
 export function notesRequestSchema(maxItems: number) {
   return z
-    .object({ ...AliasedAccountReference, notes: z.array(Note).max(maxItems) })
+    .object({ ...AliasedAccountReference, dry_run: DryRun, notes: z.array(Note).max(maxItems) })
     .superRefine(checkAccountNumberAlias, ACCOUNT_ALIAS_WHEN);
 }
 

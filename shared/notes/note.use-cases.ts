@@ -34,6 +34,8 @@ export async function createNotes(
       await repo.lockAccountNotes(sql, account.accountId);
       const existing = await repo.findExistingNotes(sql, account.accountId, lookups);
       const decisions = decideStatuses(request.notes, notes, existing);
+      // A dry run decides every note as the real call would and stores none of them.
+      if (request.dry_run) return decisions;
       await repo.insertNotes(
         sql,
         account.accountId,

@@ -4,7 +4,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { notesRequestSchema, NoteResult } from '../notes/note.schemas';
 import { CreatePaymentInstructionRequest } from '../payment-instructions/payment-instruction.schemas';
-import { statementsRequestSchema } from '../statements/statement.schemas';
+import { statementsAnswerSchema, statementsRequestSchema } from '../statements/statement.schemas';
 import { TransactionsRequest } from '../transactions/transaction.schemas';
 import {
   PaymentInstructionCreated,
@@ -95,7 +95,8 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
     summary: 'Add notes to an account',
     ...withErrorCodes(
       `Adds up to ${max} notes to an imported account in one transaction. A note is created only when the account has no ` +
-        'note with the same `body` (and the same `created_at`, when one is sent); otherwise it is reported as `NOTE_ALREADY_EXISTS`.',
+        'note with the same `body` (and the same `created_at`, when one is sent); otherwise it is reported as `NOTE_ALREADY_EXISTS`. ' +
+        'With `dry_run: true` (an addition to the contract) the answer is the same and nothing is written.',
       ERRORS.notes,
     ),
     security: SECURITY,
@@ -123,7 +124,8 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
     summary: 'Import historical PDF statements onto an account',
     ...withErrorCodes(
       `Stores up to ${max} statements, all or none: if the account already has any of the \`statement_id\`s, nothing is stored. ` +
-        'The PDFs are not uploaded here: `statement_path` points into object storage.',
+        'The PDFs are not uploaded here: `statement_path` points into object storage. With `dry_run: true` (an addition to the ' +
+        'contract) the answer is the same, the already-stored check included, and nothing is written.',
       ERRORS.statements,
     ),
     security: SECURITY,
@@ -134,8 +136,8 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
     },
     responses: {
       201: jsonResponse(
-        created('The validated request (unknown fields removed).'),
-        statementsRequest,
+        created('The validated request (unknown fields and `dry_run` removed).'),
+        named('HistoricalStatementsCreated', statementsAnswerSchema(max)),
         { created: { value: ex.statementsRequest } },
         REQUEST_ID_HEADER,
       ),
@@ -204,7 +206,8 @@ export function registerPostImportPaths(registry: OpenAPIRegistry, config: DocsC
     ...withErrorCodes(
       'Verifies the instruction at the payment vendor (for STRIPE: the PaymentMethod must exist, be a card, be attached to a ' +
         'customer and not be expired) and stores it. Sending the same vendor and reference again answers 201 without asking the ' +
-        `vendor. A 400 must not be retried as it is; a 500 should be. ${queued(config.RESULT_WAIT_MS)}`,
+        `vendor. A 400 must not be retried as it is; a 500 should be. With \`dry_run: true\` (an addition to the contract) the ` +
+        `vendor is asked and every check runs, the answer is the same, and nothing is written. ${queued(config.RESULT_WAIT_MS)}`,
       ERRORS.paymentInstructions,
     ),
     security: SECURITY,

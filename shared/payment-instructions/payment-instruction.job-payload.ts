@@ -4,7 +4,8 @@ import { parseOrThrow } from '../platform/validation';
 import { CreatePaymentInstructionRequest, type CreatePaymentInstruction } from './payment-instruction.schemas';
 
 export const paymentInstructionJobPayload: JobPayload<CreatePaymentInstruction> = {
-  version: 1,
+  // 2: dry_run (a version-1 job is validated again, so it reads as dry_run false).
+  version: 2,
   validate: (json) => parseOrThrow(CreatePaymentInstructionRequest, json),
   fromJob: (json) => json as CreatePaymentInstruction,
 };

@@ -1,7 +1,7 @@
 // POST /v1/data-import/payment-instruction/create/: the request as the API validates it and as the
 // worker re-parses it from the job (the parsed output is itself a valid input, so both agree).
 import { z } from 'zod';
-import { AccountReference, IsoDate } from '../platform/fields';
+import { AccountReference, DryRun, IsoDate } from '../platform/fields';
 
 /** The contract's payment-instruction types (§4); which ones work depends on the vendor. */
 export const INSTRUCTION_TYPES = ['BPAY', 'CARD', 'CUSTOM', 'DIRECT_DEBIT', 'GMO_REFUND', 'PAYMENT_SLIP'] as const;
@@ -95,6 +95,7 @@ export const CreatePaymentInstructionRequest = z
     use_for_scheduled_payments: z.boolean().nullable().optional(),
     // This service keeps no ledger types, so no code can exist (the contract's `ledger_code_does_not_exist`).
     ledger_code: z.string().max(255).optional(),
+    dry_run: DryRun,
   })
   .superRefine((v, ctx) => {
     const types: readonly string[] = VENDOR_TYPES[v.vendor];

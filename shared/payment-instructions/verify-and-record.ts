@@ -62,15 +62,30 @@ export async function recordInstruction(
         'instruction_changed',
         "The account's instructions changed. Retry the request as it is.",
       );
-    const refusal = await bindCustomer(tx, request.organisationId, instruction, details);
+    const refusal = await undoneOnDryRun(tx, instruction.dry_run, async () => {
+      const bound = await bindCustomer(tx, request.organisationId, instruction, details);
+      if (!bound) await repo.insertInstruction(tx, accountId, instruction, details);
+      return bound;
+    });
     if (refusal) return refusalAnswer(refusal);
-    await repo.insertInstruction(tx, accountId, instruction, details);
   }
   const body: CreatedPaymentInstruction = {
     platform_account_number: platformAccountNumber,
     reference: instruction.reference,
   };
   return { status: 201, body };
+}
+
+/**
+ * A dry run writes as the real call would inside a savepoint, then rolls back to it: the same checks
+ * (the customer binding included), nothing kept; the stored answer is still written after it.
+ */
+async function undoneOnDryRun<T>(tx: Sql, dryRun: boolean, work: () => Promise<T>): Promise<T> {
+  if (!dryRun) return work();
+  await tx.query('SAVEPOINT payment_instruction_dry_run');
+  const result = await work();
+  await tx.query('ROLLBACK TO SAVEPOINT payment_instruction_dry_run');
+  return result;
 }
 
 /** Same vendor and reference stored: nothing to add (201 again). Another active instruction: refused. */

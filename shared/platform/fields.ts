@@ -58,6 +58,17 @@ export const AccountReference = {
 };
 
 /**
+ * The body flag every write takes (an addition to the contract): `true` checks and answers as the real
+ * call would and writes nothing.
+ */
+export const DryRun = z
+  .boolean()
+  .default(false)
+  .describe(
+    'Addition to the contract: `true` checks everything and answers as the real call would, and writes nothing.',
+  );
+
+/**
  * The account reference of notes and transactions, where the contract keeps the deprecated
  * `account_number` alias: either name may carry the number (see checkAccountNumberAlias).
  */

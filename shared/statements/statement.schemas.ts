@@ -2,7 +2,7 @@
 // §3 for required-ness, nullability and codes). Unknown fields, including the Origin-only ones
 // (average_daily_usage, is_reversed, net_emissions, total_*), are stripped, never stored.
 import { z } from 'zod';
-import { AccountReference, DocumentPath, IdentifierField, IsoDate, isCalendarDay } from '../platform/fields';
+import { AccountReference, DocumentPath, DryRun, IdentifierField, IsoDate, isCalendarDay } from '../platform/fields';
 
 export const HistoricalStatement = z
   .object({
@@ -31,7 +31,7 @@ export const HistoricalStatement = z
 
 export function statementsRequestSchema(maxItems: number) {
   return z
-    .object({ ...AccountReference, statements: z.array(HistoricalStatement).max(maxItems) })
+    .object({ ...AccountReference, dry_run: DryRun, statements: z.array(HistoricalStatement).max(maxItems) })
     .superRefine((request, ctx) => {
       const seen = new Set<string>();
       request.statements.forEach((s, i) => {
@@ -50,3 +50,9 @@ export function statementsRequestSchema(maxItems: number) {
 
 export type HistoricalStatementInput = z.output<typeof HistoricalStatement>;
 export type StatementsRequest = z.output<ReturnType<typeof statementsRequestSchema>>;
+
+/** The 201: the validated request without `dry_run` (a dry run answers what the real call would). */
+export function statementsAnswerSchema(maxItems: number) {
+  return z.object({ ...AccountReference, statements: z.array(HistoricalStatement).max(maxItems) });
+}
+export type StatementsAnswer = Omit<StatementsRequest, 'dry_run'>;

@@ -5,7 +5,7 @@ import type { Database } from '../platform/db';
 import { ValidationError } from '../platform/errors';
 import { resolveDocumentLocation } from '../platform/fields';
 import * as repo from './statement.repository';
-import type { HistoricalStatementInput, StatementsRequest } from './statement.schemas';
+import type { HistoricalStatementInput, StatementsAnswer, StatementsRequest } from './statement.schemas';
 
 export interface StatementDeps {
   db: Database;
@@ -15,23 +15,32 @@ export interface StatementDeps {
 // A burst of clients can queue for a pool connection for a while; that is load, not an error.
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
-/** Stores every statement or none; answers with the validated request (the spec's success body). */
+/** Stores every statement or none (a dry run none); answers with the validated request (the spec's success body). */
 export async function createHistoricalStatements(
   deps: StatementDeps,
   organisationId: number,
   request: StatementsRequest,
-): Promise<StatementsRequest> {
+): Promise<StatementsAnswer> {
+  const { dry_run: dryRun, ...answer } = request;
   const account = await resolveWritableAccount(deps.db, organisationId, request);
   const rows = request.statements.map((s) => toNewStatement(s, deps.config.DOCUMENT_BUCKET, account.documentRoot));
-  if (rows.length > 0) {
+  if (rows.length === 0) return answer;
+  try {
     await deps.db.prisma.$transaction(async (tx) => {
       const inserted = await repo.insertNewStatements(tx, account.accountId, rows);
       // Throwing inside the transaction rolls back the statements that were new: all or nothing.
       if (inserted.size < rows.length) throw alreadyExists(request.statements, inserted);
+      // A dry run goes as far as the real call, then rolls its rows back.
+      if (dryRun) throw new DryRunRollback();
     }, TX_OPTIONS);
+  } catch (err) {
+    if (!(err instanceof DryRunRollback)) throw err;
   }
-  return request;
+  return answer;
 }
+
+/** Thrown to end a dry run's transaction without keeping what it wrote. */
+class DryRunRollback extends Error {}
 
 function toNewStatement(s: HistoricalStatementInput, bucket: string, documentRoot: string): repo.NewStatement {
   return {

@@ -54,22 +54,41 @@ describe('an option of another command', () => {
       const run = await runClient(service.baseUrl, API_KEY, [...args, '--journal', journal]);
       expect([command, run.code]).toEqual([command, 2]);
       expect(run.stderr).toContain(`${command} takes no option ${option}`);
-      expect(run.stderr).toContain(`usage: data-import ${command} `);
+      expect(run.stderr).toContain(`usage: data-import-client ${command} `);
       expect(existsSync(journal)).toBe(false);
     }
     expect(service.received).toEqual([]);
   });
 });
 
-describe('--dry-run', () => {
-  it('is a usage error for a kind whose endpoint cannot dry-run: nothing is written or sent', async () => {
+describe('a CSV whose header lacks a column every line needs', () => {
+  it('is refused naming the columns before anything is sent or journalled (exit 2)', async () => {
     const service = await fake(() => ({ status: 500 }));
-    const file = writeLines(dir, 'dry-notes.ndjson', [note(0)]);
-    const journal = path.join(dir, 'dry-notes');
-    const run = await runClient(service.baseUrl, API_KEY, ['send', 'notes', file, '--dry-run', '--journal', journal]);
+    const file = writeLines(dir, 'no-amount.csv', [
+      'import_supplier,external_account_number,transaction_id,transaction_date,kind',
+      `${SUPPLIER},ACC-1,T-1,2024-01-01,CHARGE`,
+    ]);
+    const journal = path.join(dir, 'no-amount');
+
+    const run = await runClient(service.baseUrl, API_KEY, ['send', 'transactions', file, '--journal', journal]);
+
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--dry-run is for transactions only');
+    expect(run.stderr).toContain('the CSV header has no amount, type column, which every transactions line needs');
     expect(existsSync(journal)).toBe(false);
+    expect(service.received).toEqual([]);
+
+    const instructions = writeLines(dir, 'no-reference.csv', [
+      'import_supplier,external_account_number,vendor,type',
+      `${SUPPLIER},ACC-1,STRIPE,CARD`,
+    ]);
+    const refused = await runClient(service.baseUrl, API_KEY, [
+      'send',
+      'payment-instructions',
+      instructions,
+      '--runs-dir',
+      dir,
+    ]);
+    expect(refused.stderr).toContain('has no reference or instruction_reference column');
     expect(service.received).toEqual([]);
   });
 });
@@ -78,7 +97,7 @@ describe('--help', () => {
   it("lists the command's own options with the defaults the run uses, and no other command's", async () => {
     const run = await runClient('', '', ['send', '--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^usage: data-import send <kind> <file>/);
+    expect(run.stdout).toMatch(/^usage: data-import-client send <kind> <file>/);
     expect(run.stdout).toMatch(/--batch N +items per request \(default 100; 1 to 1000\)/);
     expect(run.stdout).toMatch(/--concurrency N +requests in flight at once \(default 8; 1 to 64\)/);
     expect(run.stdout).not.toMatch(/^ +--supplier/m);
@@ -100,7 +119,7 @@ describe('--help', () => {
     ]) {
       const run = await runClient('', '', args);
       expect([args.join(' '), run.code]).toEqual([args.join(' '), 0]);
-      expect(run.stdout).toMatch(/^usage: data-import reconcile --supplier CODE --out FILE/);
+      expect(run.stdout).toMatch(/^usage: data-import-client reconcile --supplier CODE --out FILE/);
       expect(run.stdout).toMatch(/--retry-deadline SECONDS +.*\(default 600; 0 to 604800\)/);
       expect(run.stdout).not.toMatch(/^ +--batch/m);
     }

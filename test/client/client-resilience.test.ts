@@ -266,7 +266,7 @@ it('stops cleanly on Ctrl-C with exit code 3, says how to resume, and resume --l
   const stopped = await client.done;
 
   expect(stopped.code).toBe(3);
-  const resumeHint = /data-import resume (\S+)/.exec(stopped.stdout);
+  const resumeHint = /data-import-client resume (\S+)/.exec(stopped.stdout);
   expect(resumeHint).not.toBeNull();
   const journal = resumeHint![1]!;
   expect(readResults(journal, 'unprocessed').length).toBeGreaterThan(0);

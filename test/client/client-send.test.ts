@@ -288,17 +288,17 @@ describe('send', () => {
     ]);
   });
 
-  it('runs as the installed `data-import` command (package.json bin)', async () => {
+  it('runs as the installed `data-import-client` command (package.json bin)', async () => {
     const bin = (
       JSON.parse(readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { bin: Record<string, string> }
-    ).bin['data-import']!;
+    ).bin['data-import-client']!;
     const run = await new Promise<{ code: number | null; stdout: string }>((resolve) =>
       execFile(process.execPath, [path.join(__dirname, '../..', bin), 'help'], (err, stdout) =>
         resolve({ code: err ? Number(err.code) : 0, stdout }),
       ),
     );
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^usage: data-import <command>/);
+    expect(run.stdout).toMatch(/^usage: data-import-client <command>/);
   });
 
   it('exits 2 on usage errors, a changed input included, without sending anything', async () => {

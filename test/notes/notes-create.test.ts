@@ -162,7 +162,6 @@ describe('POST /v1/data-import/notes/create/ — creating notes', () => {
         { body: 'plain', colour: 'red', document_paths: [{ document_path: 'a.pdf', size: 3 }] },
       ]),
       legacy_number: 'IGNORED',
-      dry_run: true,
     });
     expect(res.status).toBe(201);
     expect(res.body[0]).not.toHaveProperty('colour');
