@@ -2,6 +2,7 @@
 // the reconciliation per account and in total (every run in --runs-dir against the service's
 // figures, as `reconcile` computes them), failures across every run by code with example lines,
 // accounts never created, payment instructions' ownership status, and the runs with their timings.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { defineCommand } from '../cli/command';
 import { CONNECTION, JSON_OUTPUT, RUNS_DIR, runsDirOf } from '../cli/common-options';
@@ -39,6 +40,8 @@ export const reportCommand = defineCommand({
     const expected = new Map<string, Figures>();
     const dirs = runs.runs.map((r) => r.dir);
     for (const input of dirs.length > 0 ? await inputsOf(dirs, runsDir) : []) {
+      if (!existsSync(input.meta.input))
+        throw new UsageError(`a run's input ${input.meta.input} is not here: put it back at that path`);
       for await (const entry of readEntries(input.meta.input, input.meta.format)) {
         if (!input.succeeded.has(entry.line) || entry.account?.import_supplier !== supplier) continue;
         addExpected(expected, input.meta.kind, entry);

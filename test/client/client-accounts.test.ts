@@ -183,6 +183,7 @@ it('after a SIGKILL halfway, resume follows what was scheduled, sends what was n
   expect((await client.done).signal).toBe('SIGKILL');
   expect(scheduledLines()).toBeLessThan(count);
 
+  const before = p.log.length;
   const resumed = await runClient(p.baseUrl, tenant.apiKey, ['resume', journal, '--json']);
 
   const summary = summaryOf(resumed);
@@ -196,6 +197,15 @@ it('after a SIGKILL halfway, resume follows what was scheduled, sends what was n
   expect(new Set(lines).size).toBe(count);
   const stored = await created(tenant.supplier);
   expect([...stored.keys()].sort()).toEqual(Array.from({ length: count }, (_, i) => `KILL-${i}`).sort());
+  // Within a run the status endpoint is asked about one account at most once a second (its looks back off).
+  const looks = new Map<string, number[]>();
+  for (const e of p.log
+    .slice(before)
+    .filter((e) => e.method === 'GET' && e.path.startsWith('/v2/data-import/accounts/')))
+    looks.set(e.path, [...(looks.get(e.path) ?? []), e.at]);
+  expect(looks.size).toBeGreaterThan(0);
+  const gaps = [...looks.values()].flatMap((at) => at.slice(1).map((t, i) => t - at[i]!));
+  expect(gaps.filter((gap) => gap < 1000)).toEqual([]);
 });
 
 it('validate accounts checks a file offline with the schema the service stages with: every fault, as the service names it', async () => {
