@@ -2,6 +2,7 @@
 // how many items, dry run or not) and its answer (status and body), the same way for every endpoint
 // and on both sides (the API for what it answers itself, the worker for queued answers).
 import { codeOfErrorBody } from '../platform/errors';
+import { isStorableText } from '../platform/validation';
 
 /** What a ledger row says of the items it counts. */
 export const OUTCOMES = ['written', 'skipped', 'dry_run', 'refused', 'not_written', 'failed'] as const;
@@ -29,8 +30,12 @@ const MAX_ENTRIES_PER_REQUEST = 100;
 const MAX_TEXT = 255;
 const LIST_FIELDS = ['transactions', 'notes', 'statements'] as const;
 
-const text = (value: unknown): string | null =>
-  typeof value === 'string' && value.length > 0 ? value.slice(0, MAX_TEXT) : null;
+// Cut first; text no row can hold (NUL, a lone surrogate, from a refused body) is not recorded.
+const text = (value: unknown): string | null => {
+  if (typeof value !== 'string' || value.length === 0) return null;
+  const cut = value.slice(0, MAX_TEXT);
+  return isStorableText(cut) ? cut : null;
+};
 
 /**
  * The subject of a request body (`{options, request}` for queued transactions, the body itself

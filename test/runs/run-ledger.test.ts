@@ -152,4 +152,49 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
     expect(await purgeExpiredLedger(app.db, 90, new Date())).toBeGreaterThanOrEqual(1);
     expect((await ledgerRows(runId)).map((r) => r.requestId)).toEqual(['r-89']);
   });
+
+  it('records a refused body whose account text no row can hold, without that text', async () => {
+    const runId = `nul-${uniqueSuffix()}`;
+    const res = await post('notes/create', runId, {
+      import_supplier: 'A\u0000B',
+      external_account_number: 'E',
+      notes: [],
+    });
+    expect(res.status).toBe(400);
+    const rows = await until('the refusal recorded', async () => {
+      const found = await ledgerRows(runId);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(rows[0]).toMatchObject({ outcome: 'refused', supplierCode: null, externalAccountNumber: 'E' });
+  });
+});
+
+describe('the run ledger of a queued write that answered 503 result_pending', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '1' }, { workers: true })));
+  afterAll(() => app.close());
+
+  it('is written by the worker when the work finishes, once, under the request id', async () => {
+    const runId = `pending-${uniqueSuffix()}`;
+    const account = await importedAccount(app, tenant);
+    const res = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('P-1'), payment('P-2')]), {
+      headers: { [RUN_HEADER]: runId },
+    });
+    expect(res.status).toBe(503);
+    const requestId = (res.body as { request_id: string }).request_id;
+    const rows = await until('the worker recorded the answer', async () => {
+      const found = await app.db.prisma.runLedgerEntry.findMany({ where: { runId } });
+      return found.length > 0 ? found : undefined;
+    });
+    expect(rows).toEqual([
+      expect.objectContaining({
+        requestId,
+        outcome: 'written',
+        code: 'TRANSACTION_ADDED_TO_ACCOUNT',
+        items: 2,
+        httpStatus: 201,
+      }),
+    ]);
+  });
 });
