@@ -157,6 +157,12 @@ export const ConfigSchema = z
     LIST_STREAMS_PER_ORGANISATION: z.coerce.number().int().positive().optional(),
     // Staff CSV downloads at once per process, apart from the organisations' slots.
     STAFF_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(2),
+    // Server connections the database gives every process together (a pooler's server pool, PgBouncer's
+    // default_pool_size; or PostgreSQL's max_connections less what else uses it), and how many copies of
+    // this configuration run (Kubernetes replicas): with both, start-up refuses stream budgets that could
+    // pin half of those connections (docs/deployment.md, "Connections"). Unset: not checked.
+    DB_SERVER_CONNECTIONS: z.coerce.number().int().positive().max(100_000).optional(),
+    DEPLOYMENT_REPLICAS: z.coerce.number().int().positive().max(10_000).default(1),
     // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
     // accounts takes ~6 s.
     LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
@@ -232,6 +238,14 @@ export const ConfigSchema = z
     path: ['HTTP_HEADERS_TIMEOUT_MS'],
     message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
   })
+  .refine((c) => c.DB_SERVER_CONNECTIONS === undefined || 2 * pinnedByStreams(c) <= c.DB_SERVER_CONNECTIONS, {
+    path: ['DB_SERVER_CONNECTIONS'],
+    message:
+      'the API processes of all replicas (DEPLOYMENT_REPLICAS × API_PROCESSES) × (LIST_STREAMS_PER_PROCESS + ' +
+      'STAFF_STREAMS_PER_PROCESS) streams may each hold a server connection for their whole run: more than half ' +
+      'of DB_SERVER_CONNECTIONS, so short requests would queue behind them. Lower the stream budgets, or give ' +
+      'the service more server connections',
+  })
   .refine((c) => c.STAFF_COOKIE_SECURE !== 'true' || (c.TRUST_PROXY !== undefined && c.TRUST_PROXY !== false), {
     // express-session sets a Secure cookie only on a request it knows came over HTTPS, which this
     // plain-HTTP service learns only from a trusted proxy: without one, sign-in would silently fail.
@@ -240,6 +254,16 @@ export const ConfigSchema = z
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** Server connections every API process of the deployment may hold at once for streams. */
+function pinnedByStreams(c: {
+  DEPLOYMENT_REPLICAS: number;
+  API_PROCESSES: number;
+  LIST_STREAMS_PER_PROCESS: number;
+  STAFF_STREAMS_PER_PROCESS: number;
+}): number {
+  return c.DEPLOYMENT_REPLICAS * c.API_PROCESSES * (c.LIST_STREAMS_PER_PROCESS + c.STAFF_STREAMS_PER_PROCESS);
+}
 
 /**
  * Which process reads the configuration. Only the API signs (access tokens, staff cookies): a worker

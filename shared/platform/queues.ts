@@ -2,7 +2,7 @@
 // the queues a process opens. What runs on which queue is declared by the components (their *.job.ts
 // files) and listed in shared/catalog/jobs.ts; this file knows no job.
 import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import { BLOCKING_OPTIONS, createRedis, type RedisClient, type RedisTarget } from './redis';
+import { BLOCKING_OPTIONS, PRODUCER_OPTIONS, createRedis, type RedisClient, type RedisTarget } from './redis';
 import type { Config } from './config';
 
 // Completed jobs only feed the dashboard (the answer lives in PostgreSQL): keep few, as each carries a
@@ -39,8 +39,7 @@ export const WORKER_LOCK_OPTIONS = {
 // objects are closed, or their reconnect timers would outlive the process's stop.
 export function producerConnection(config: RedisTarget): ConnectionOptions {
   if (config.REDIS_CLUSTER_NODES) return createRedis(config, 'producer', { lazyConnect: true });
-  // Fail fast: an API request must not hang on an offline queue while Redis is down.
-  return { url: config.REDIS_URL, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+  return { url: config.REDIS_URL, ...PRODUCER_OPTIONS };
 }
 
 export function blockingConnection(config: RedisTarget): ConnectionOptions {

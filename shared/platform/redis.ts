@@ -17,6 +17,18 @@ export type RedisTarget = Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'> &
 const RECONNECT_MAX_DELAY_MS = 1_000;
 
 /**
+ * A fail-over turns the server under a connection into a replica: it refuses writes (`READONLY`) and
+ * ends blocked reads (`UNBLOCKED`). A managed Redis's endpoint then names the new master, but only to a
+ * new connection, so on either reply the connection reconnects and sends the command again (2): a
+ * producer's command fails once (it keeps no offline queue; its caller answers 503), a blocking one waits
+ * for the reconnect. In a cluster the command sent again meets MOVED and goes to the slot's new master.
+ */
+function reconnectOnRoleChange(err: Error): 2 | false {
+  const reply = err.message.slice(0, 16);
+  return reply.startsWith('READONLY ') || reply.startsWith('UNBLOCKED ') ? 2 : false;
+}
+
+/**
  * The options of a connection that blocks on Redis (BullMQ workers, QueueEvents): commands wait for a
  * reconnect instead of failing, and reconnect attempts come 100, 200, … ms apart, then every
  * RECONNECT_MAX_DELAY_MS.
@@ -24,10 +36,18 @@ const RECONNECT_MAX_DELAY_MS = 1_000;
 export const BLOCKING_OPTIONS = {
   maxRetriesPerRequest: null,
   retryStrategy: (times: number): number => Math.min(times * 100, RECONNECT_MAX_DELAY_MS),
+  reconnectOnError: reconnectOnRoleChange,
+};
+
+/** A producer (the API) fails fast: a request must not hang on an offline queue while Redis is away. */
+export const PRODUCER_OPTIONS = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  reconnectOnError: reconnectOnRoleChange,
 };
 
 const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
-  producer: { enableOfflineQueue: false, maxRetriesPerRequest: 1 },
+  producer: PRODUCER_OPTIONS,
   worker: BLOCKING_OPTIONS,
 };
 
@@ -38,6 +58,8 @@ export function createRedis(target: RedisTarget, role: RedisRole, opts: { lazyCo
     ? new Cluster(target.REDIS_CLUSTER_NODES, {
         lazyConnect,
         enableOfflineQueue,
+        // Every command on the masters (ioredis's default, stated): a replica may lag behind its master.
+        scaleReads: 'master',
         ...clusterNodeOptions(target, perNode),
       })
     : new Redis(target.REDIS_URL, { ...ROLE_OPTIONS[role], lazyConnect });

@@ -1,5 +1,6 @@
-// A throwaway three-master Redis Cluster on loopback ports, in a temporary folder: started and torn
-// down by the test that uses it, so the machine's own Redis is never touched.
+// A throwaway Redis Cluster of three masters (and, when asked, a replica of each) on loopback ports, in a
+// temporary folder: started and torn down by the test that uses it, so the machine's own Redis is never
+// touched.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -14,7 +15,18 @@ export interface LocalRedisCluster {
   nodes: string;
   /** Client connections open on the nodes, not counting the ones this asks on. */
   connectedClients(): Promise<number>;
+  /**
+   * Fails the master that holds `key` over to its replica with CLUSTER FAILOVER (the replica catches up,
+   * then takes the master's slots), and resolves once every node agrees on the new master and the
+   * cluster is ok. Answers the ports of the old and the new master. Needs `replicas: 1`.
+   */
+  failOver(key: string): Promise<{ from: number; to: number }>;
   destroy(): Promise<void>;
+}
+
+export interface ClusterShape {
+  /** Replicas per master (0 by default): 1 gives six nodes, each master with a replica. */
+  replicas?: 0 | 1;
 }
 
 const canListen = (port: number) =>
@@ -74,17 +86,70 @@ async function clusterState(port: number, password?: string): Promise<string> {
   return /cluster_state:(\w+)/.exec(await ask(port, password, 'CLUSTER', 'INFO'))?.[1] ?? 'unknown';
 }
 
-/** CLIENT LIST has a line per client connection, the asking one included. */
+/**
+ * CLIENT LIST has a line per client connection, the asking one included; a replica's link to its master
+ * (flags S on the master, M on the replica) is the cluster's own and not counted.
+ */
 const clientsOn = async (port: number, password?: string) =>
-  (await ask(port, password, 'CLIENT', 'LIST')).trim().split('\n').length - 1;
+  (await ask(port, password, 'CLIENT', 'LIST'))
+    .trim()
+    .split('\n')
+    .filter((line) => !/ flags=\w*[SM]/.test(line)).length - 1;
 
-export async function startLocalRedisCluster(auth?: ClusterAuth): Promise<LocalRedisCluster> {
+interface NodeLine {
+  port: number;
+  id: string;
+  master: boolean;
+  /** The master's id, for a replica. */
+  replicaOf: string | undefined;
+  slots: Array<[number, number]>;
+}
+
+/** CLUSTER NODES as one node sees it (a line per node: id, address, flags, master id, …, slot ranges). */
+async function nodesSeenBy(port: number, password?: string): Promise<NodeLine[]> {
+  const text = await ask(port, password, 'CLUSTER', 'NODES');
+  return text
+    .trim()
+    .split('\n')
+    .slice(0, 64)
+    .map((line) => {
+      const [id = '', address = '', flags = '', masterId = '-', , , , , ...slots] = line.split(' ');
+      return {
+        id,
+        port: Number(/:(\d+)@/.exec(address)?.[1]),
+        master: flags.split(',').includes('master'),
+        replicaOf: masterId === '-' ? undefined : masterId,
+        slots: slots
+          .filter((r) => !r.startsWith('['))
+          .map((r) => r.split('-').map(Number))
+          .map(([a = 0, b]) => [a, b ?? a] as [number, number]),
+      };
+    });
+}
+
+/** The port of the master that serves `slot`, as `port` sees it. */
+async function ownerOf(port: number, slot: number, password?: string): Promise<number | undefined> {
+  const nodes = await nodesSeenBy(port, password);
+  return nodes.find((n) => n.master && n.slots.some(([a, b]) => slot >= a && slot <= b))?.port;
+}
+
+/** Every replica's link to its master is up (it has synced its master's data). */
+async function replicasInSync(ports: number[], password?: string): Promise<boolean> {
+  for (const port of ports) {
+    const info = await ask(port, password, 'INFO', 'replication');
+    if (/role:slave/.test(info) && !/master_link_status:up/.test(info)) return false;
+  }
+  return true;
+}
+
+export async function startLocalRedisCluster(auth?: ClusterAuth, shape: ClusterShape = {}): Promise<LocalRedisCluster> {
+  const replicas = shape.replicas ?? 0;
   const password = auth?.password;
   const authArgs = password ? ['--requirepass', password, '--masterauth', password] : [];
   if (auth?.user) authArgs.push('--user', auth.user.name, 'on', `>${auth.user.password}`, '~*', '&*', '+@all');
   const dir = mkdtempSync(path.join(tmpdir(), 'redis-cluster-'));
   const ports: number[] = [];
-  for (let i = 0; i < 3; i++) ports.push(await clusterPort(ports));
+  for (let i = 0; i < 3 * (1 + replicas); i++) ports.push(await clusterPort(ports));
   const servers: ChildProcess[] = ports.map((port) =>
     spawn(
       'redis-server',
@@ -133,7 +198,7 @@ export async function startLocalRedisCluster(auth?: ClusterAuth): Promise<LocalR
       'create',
       ...ports.map((p) => `127.0.0.1:${p}`),
       '--cluster-replicas',
-      '0',
+      String(replicas),
       '--cluster-yes',
     ]);
     for (const port of ports) {
@@ -144,6 +209,12 @@ export async function startLocalRedisCluster(auth?: ClusterAuth): Promise<LocalR
         100,
       );
     }
+    await until(
+      'every replica in sync',
+      async () => ((await replicasInSync(ports, password)) ? true : undefined),
+      30_000,
+      100,
+    );
   } catch (err) {
     await destroy();
     throw err;
@@ -153,6 +224,32 @@ export async function startLocalRedisCluster(auth?: ClusterAuth): Promise<LocalR
     nodes: ports.map((p) => `127.0.0.1:${p}`).join(','),
     connectedClients: async () =>
       (await Promise.all(ports.map((p) => clientsOn(p, password)))).reduce((a, b) => a + b, 0),
+    async failOver(key) {
+      const slot = Number(await ask(ports[0]!, password, 'CLUSTER', 'KEYSLOT', key));
+      const nodes = await nodesSeenBy(ports[0]!, password);
+      const from = await ownerOf(ports[0]!, slot, password);
+      const fromId = nodes.find((n) => n.port === from)?.id;
+      const replica = nodes.find((n) => n.replicaOf !== undefined && n.replicaOf === fromId);
+      if (from === undefined || !replica) throw new Error(`no replica of the master of slot ${slot} to fail over to`);
+      await ask(replica.port, password, 'CLUSTER', 'FAILOVER');
+      await until(
+        `every node to see ${replica.port} as the master of slot ${slot}`,
+        async () => {
+          const owners = await Promise.all(ports.map((p) => ownerOf(p, slot, password)));
+          const states = await Promise.all(ports.map((p) => clusterState(p, password)));
+          return owners.every((o) => o === replica.port) && states.every((s) => s === 'ok') ? true : undefined;
+        },
+        30_000,
+        100,
+      );
+      await until(
+        'the old master to follow the new one',
+        async () => ((await replicasInSync(ports, password)) ? true : undefined),
+        30_000,
+        100,
+      );
+      return { from, to: replica.port };
+    },
     destroy,
   };
 }

@@ -37,4 +37,22 @@ describe('scale configuration', () => {
     expect(() => loadConfig({ WORKER_PROCESSES: '65' })).toThrow(/WORKER_PROCESSES/);
     expect(() => loadConfig({ ORG_RATE_LIMIT_LEASE_MAX: '0' })).toThrow(/ORG_RATE_LIMIT_LEASE_MAX/);
   });
+
+  it('refuses stream budgets of all replicas that could pin more than half of DB_SERVER_CONNECTIONS', () => {
+    // Unset: no check. 3 replicas × 1 API × (6 + 2) = 24 streams: 48 server connections are enough.
+    expect(loadConfig({ DEPLOYMENT_REPLICAS: '30' }).DB_SERVER_CONNECTIONS).toBeUndefined();
+    expect(loadConfig({ DB_SERVER_CONNECTIONS: '48', DEPLOYMENT_REPLICAS: '3' })).toMatchObject({
+      DB_SERVER_CONNECTIONS: 48,
+      DEPLOYMENT_REPLICAS: 3,
+    });
+    expect(() => loadConfig({ DB_SERVER_CONNECTIONS: '47', DEPLOYMENT_REPLICAS: '3' })).toThrow(
+      /DB_SERVER_CONNECTIONS: the API processes of all replicas .* more than half of DB_SERVER_CONNECTIONS/,
+    );
+    // npm start's API children count too; smaller stream budgets fit.
+    expect(() => loadConfig({ DB_SERVER_CONNECTIONS: '48', DEPLOYMENT_REPLICAS: '3', API_PROCESSES: '2' })).toThrow(
+      /DB_SERVER_CONNECTIONS/,
+    );
+    const fits = { DB_SERVER_CONNECTIONS: '20', DEPLOYMENT_REPLICAS: '5', LIST_STREAMS_PER_PROCESS: '1' };
+    expect(loadConfig({ ...fits, STAFF_STREAMS_PER_PROCESS: '1' }).DB_SERVER_CONNECTIONS).toBe(20);
+  });
 });
