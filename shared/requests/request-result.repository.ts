@@ -84,13 +84,24 @@ export async function createOrFindPending(
     };
   }
   // A separate statement: it sees the conflicting row once the insert above has waited for its commit.
+  const found = await findByKey(db, row.organisationId, row.endpoint, row.idempotencyKey!);
+  if (!found) throw new Error(`request result ${row.id} neither inserted nor found`);
+  return { created: false, result: found };
+}
+
+/** The row of the organisation's request with this Idempotency-Key at this endpoint, if any. */
+export async function findByKey(
+  db: Sql,
+  organisationId: number,
+  endpoint: string,
+  idempotencyKey: string,
+): Promise<StoredResult | null> {
   const { rows } = await db.query<StoredResult>(
     `SELECT ${COLUMNS} FROM request_results
       WHERE organisation_id = $1 AND endpoint = $2 AND idempotency_key = $3`,
-    [row.organisationId, row.endpoint, row.idempotencyKey],
+    [organisationId, endpoint, idempotencyKey],
   );
-  if (!rows[0]) throw new Error(`request result ${row.id} neither inserted nor found`);
-  return { created: false, result: rows[0] };
+  return rows[0] ?? null;
 }
 
 export async function findResult(db: Sql, id: string): Promise<StoredResult | null> {
