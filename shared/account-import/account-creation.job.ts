@@ -70,7 +70,8 @@ const common = {
     inFlight: 2,
   },
   prepare: startCreation,
-  commit: (tx: Sql, requests: PreparedRequest<AccountCreation, Prepared>[]) => createInGroup(tx, requests, new Date()),
+  commit: (tx: Sql, requests: PreparedRequest<AccountCreation, Prepared>[], locks: { wait: boolean }) =>
+    createInGroup(tx, requests, new Date(), locks),
   exhausted: () =>
     new TransientError(
       'temporary_failure',
@@ -116,14 +117,20 @@ async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobCo
   return prepared;
 }
 
-/** In the group's transaction: each creation in turn (they are of different accounts). */
+/**
+ * In the group's transaction: each creation in turn (they are of different accounts). In a group of
+ * several (`locks.wait` false) a process row another transaction holds (a creation of the same account
+ * by the other job kind, a schedule, an operator's cancel) fails the group at once instead of holding
+ * up its other accounts; its jobs are then committed alone, each waiting for its own row.
+ */
 async function createInGroup(
   tx: Sql,
   requests: PreparedRequest<AccountCreation, Prepared>[],
   now: Date,
+  locks: { wait: boolean },
 ): Promise<Answer[]> {
   const answers: Answer[] = [];
-  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now));
+  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now, locks));
   return answers;
 }
 
@@ -132,9 +139,11 @@ async function createOne(
   request: QueuedRequest<AccountCreation>,
   prepared: Prepared,
   now: Date,
+  locks: { wait: boolean },
 ): Promise<Answer> {
   const p = request.payload;
-  const process = await repo.lockStatus(tx, p.import_supplier_code, p.external_account_number);
+  // createAccount locks the row again: already this transaction's, so that never waits.
+  const process = await repo.lockStatus(tx, p.import_supplier_code, p.external_account_number, locks);
   const refusal =
     prepared.refusal ??
     (process?.status === 'CANCELLED' ? cancelled() : undefined) ??

@@ -67,7 +67,11 @@ export async function insertAccount(tx: Sql, processId: number, platformAccountN
   return rows[0]!.id;
 }
 
-/** Records the meter points as the account's; returns the identifiers it got (the others are taken). */
+/**
+ * Records the meter points as the account's; returns the identifiers it got (the others are taken).
+ * In identifier order, so two creations that wait on each other's uncommitted meter points wait in one
+ * order (no deadlock between creations that each hold one process).
+ */
 export async function claimMeterPoints(
   tx: Sql,
   supplierCode: string,
@@ -79,6 +83,7 @@ export async function claimMeterPoints(
     `INSERT INTO meter_points (supplier_code, identifier, supply_type, account_id)
      SELECT $1, i.identifier, i.supply_type, $2
        FROM unnest($3::text[], $4::text[]) AS i(identifier, supply_type)
+      ORDER BY i.identifier
      ON CONFLICT (supplier_code, identifier) DO NOTHING
      RETURNING identifier`,
     [supplierCode, accountId, points.map((p) => p.identifier), points.map((p) => p.supplyType)],

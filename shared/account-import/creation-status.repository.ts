@@ -12,15 +12,19 @@ const CREATION_EVENTS = {
   cancelled: 'EVENT_ACCOUNT_IMPORT_PROCESS_CANCELLED',
 } as const;
 
-/** The process row, locked until the transaction ends, with its v2 status. */
+/**
+ * The process row, locked until the transaction ends, with its v2 status. Without `wait`, a row another
+ * transaction holds makes it throw at once (lock_not_available) instead of waiting.
+ */
 export async function lockStatus(
   tx: Sql,
   supplierCode: string,
   externalAccountNumber: string,
+  locks: { wait: boolean } = { wait: true },
 ): Promise<{ id: number; status: string } | undefined> {
   const { rows } = await tx.query<{ id: number; status: string }>(
     `SELECT id, status::text AS status FROM account_import_processes
-      WHERE supplier_code = $1 AND external_account_number = $2 FOR UPDATE`,
+      WHERE supplier_code = $1 AND external_account_number = $2 FOR UPDATE${locks.wait ? '' : ' NOWAIT'}`,
     [supplierCode, externalAccountNumber],
   );
   return rows[0];
