@@ -9,11 +9,13 @@ import { Router, type Express, type RequestHandler } from 'express';
 import { AppError } from '../../shared/platform/errors';
 import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
 import type { JobQueues } from '../../shared/platform/queues';
+import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import { exposeCsrfCookie, requireCsrf } from './csrf';
 import { queueAccess } from './queue-actions';
+import { queueJobActions } from './queue-job-actions';
 import { requireStaff, staffOf } from './session';
 
 export const BOARD_PATH = '/admin/queues';
@@ -76,13 +78,23 @@ function redactForSupport(): RequestHandler {
   };
 }
 
-export function queueRoutes(deps: { queues: JobQueues; logger: Logger }, secure: boolean | 'auto'): Router {
+export function queueRoutes(
+  deps: { queues: JobQueues; logger: Logger; db: Database; now?: () => Date },
+  secure: boolean | 'auto',
+): Router {
   const boards: Record<StaffRoleName, Express> = {
     operator: createBoard(deps.queues, false),
     support: createBoard(deps.queues, true),
   };
   const router = Router();
-  router.use(BOARD_PATH, requireStaff(), exposeCsrfCookie(secure), requireCsrf(), guardActions(deps.logger));
+  router.use(
+    BOARD_PATH,
+    requireStaff(),
+    exposeCsrfCookie(secure),
+    requireCsrf(),
+    guardActions(deps.logger),
+    queueJobActions(deps),
+  );
   for (const role of Object.keys(boards) as StaffRoleName[]) {
     // Each board is mounted as a sub-app (so Express restores the request afterwards) behind a
     // router that steps aside for the other role.

@@ -146,7 +146,7 @@ async function createOne(
   const process = await repo.lockStatus(tx, p.import_supplier_code, p.external_account_number, locks);
   const refusal =
     prepared.refusal ??
-    (process?.status === 'CANCELLED' ? cancelled() : undefined) ??
+    (process?.status === 'CANCELLED' ? creationCancelled() : undefined) ??
     (p.window_end !== undefined && now.getTime() > Date.parse(p.window_end) ? windowPassed() : undefined) ??
     (await stripeOwnedElsewhere(tx, request.organisationId, prepared.verifiedInstructions));
   if (refusal) {
@@ -196,7 +196,8 @@ async function stripeOwnedElsewhere(
   return undefined;
 }
 
-const cancelled = () =>
+/** The answer of a creation an operator cancelled (the job's, or the dashboard's when it removes the job). */
+export const creationCancelled = () =>
   ValidationError.single(
     'non_field_errors',
     'account_import_process_cancelled',

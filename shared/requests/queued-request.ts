@@ -207,6 +207,7 @@ async function enqueueOrRefuse(
   const data = {
     resultId,
     httpRequestId: req.httpRequestId,
+    ...(req.runId === undefined ? {} : { runId: req.runId }),
     organisationId: req.organisationId,
     accountId: req.accountId,
     version: req.job.payload.version,

@@ -133,13 +133,15 @@ export async function expireIdempotencyKey(db: Sql, id: string): Promise<void> {
 }
 
 /**
- * Makes a request whose stored answer is a 5xx ("retry as it is") pending again, so the retry runs it.
+ * Makes requests whose stored answer is a 5xx ("retry as it is") pending again, so the retry runs them
+ * (a client's retry, or an operator's on the dashboard).
  * A concurrent retry may have reopened (or even finished) it first: then this changes nothing.
  */
-export async function reopenRetryable(db: Sql, id: string): Promise<void> {
+export async function reopenRetryable(db: Sql, ids: string | string[]): Promise<void> {
   await db.query(
-    'UPDATE request_results SET http_status = NULL, body = NULL, finished_at = NULL WHERE id = $1 AND http_status >= 500',
-    [id],
+    `UPDATE request_results SET http_status = NULL, body = NULL, finished_at = NULL
+      WHERE id = ANY($1::text[]) AND http_status >= 500`,
+    [typeof ids === 'string' ? [ids] : ids],
   );
 }
 
