@@ -14,6 +14,7 @@ import type { Logger } from '../../shared/platform/logger';
 import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import { exposeCsrfCookie, requireCsrf } from './csrf';
+import { BOARD_SCRIPT_NAME, boardScript, withBoardScript } from './board-page';
 import { queueAccess } from './queue-actions';
 import { queueJobActions } from './queue-job-actions';
 import { requireStaff, staffOf } from './session';
@@ -24,7 +25,10 @@ function createBoard(queues: JobQueues, readOnlyMode: boolean): Express {
   const adapter = new ExpressAdapter().setBasePath(BOARD_PATH);
   // One adapter per queue (several job kinds may share a queue).
   const boardQueues = REQUEST_QUEUES.map((name) => {
-    const queue = new BullMQAdapter(queues.queue(name), { readOnlyMode });
+    // A completed job's request is answered: retrying it would run nothing (see board-page.ts). The
+    // adapter takes allowCompletedRetries, which its declared options type leaves out.
+    const options = { readOnlyMode, allowCompletedRetries: false };
+    const queue = new BullMQAdapter(queues.queue(name), options);
     queue.setFormatter('data', (data) => redactJobValue(data));
     queue.setFormatter('returnValue', (value) => redactJobValue(value));
     return queue;
@@ -95,12 +99,14 @@ export function queueRoutes(
     guardActions(deps.logger),
     queueJobActions(deps),
   );
+  router.get(`${BOARD_PATH}/${BOARD_SCRIPT_NAME}`, boardScript);
   for (const role of Object.keys(boards) as StaffRoleName[]) {
     // Each board is mounted as a sub-app (so Express restores the request afterwards) behind a
     // router that steps aside for the other role.
     const forRole = Router();
     forRole.use((req, _res, next) => next(staffOf(req).role === role ? undefined : 'router'));
     if (role === 'support') forRole.use(redactForSupport());
+    else forRole.use(withBoardScript(BOARD_PATH));
     forRole.use(boards[role]);
     router.use(BOARD_PATH, forRole);
   }
