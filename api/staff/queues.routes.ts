@@ -9,11 +9,14 @@ import { Router, type Express, type RequestHandler } from 'express';
 import { AppError } from '../../shared/platform/errors';
 import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
 import type { JobQueues } from '../../shared/platform/queues';
+import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import { exposeCsrfCookie, requireCsrf } from './csrf';
+import { BOARD_SCRIPT_NAME, boardScript, withBoardScript } from './board-page';
 import { queueAccess } from './queue-actions';
+import { queueJobActions } from './queue-job-actions';
 import { requireStaff, staffOf } from './session';
 
 export const BOARD_PATH = '/admin/queues';
@@ -22,7 +25,10 @@ function createBoard(queues: JobQueues, readOnlyMode: boolean): Express {
   const adapter = new ExpressAdapter().setBasePath(BOARD_PATH);
   // One adapter per queue (several job kinds may share a queue).
   const boardQueues = REQUEST_QUEUES.map((name) => {
-    const queue = new BullMQAdapter(queues.queue(name), { readOnlyMode });
+    // A completed job's request is answered: retrying it would run nothing (see board-page.ts). The
+    // adapter takes allowCompletedRetries, which its declared options type leaves out.
+    const options = { readOnlyMode, allowCompletedRetries: false };
+    const queue = new BullMQAdapter(queues.queue(name), options);
     queue.setFormatter('data', (data) => redactJobValue(data));
     queue.setFormatter('returnValue', (value) => redactJobValue(value));
     return queue;
@@ -76,19 +82,31 @@ function redactForSupport(): RequestHandler {
   };
 }
 
-export function queueRoutes(deps: { queues: JobQueues; logger: Logger }, secure: boolean | 'auto'): Router {
+export function queueRoutes(
+  deps: { queues: JobQueues; logger: Logger; db: Database; now?: () => Date },
+  secure: boolean | 'auto',
+): Router {
   const boards: Record<StaffRoleName, Express> = {
     operator: createBoard(deps.queues, false),
     support: createBoard(deps.queues, true),
   };
   const router = Router();
-  router.use(BOARD_PATH, requireStaff(), exposeCsrfCookie(secure), requireCsrf(), guardActions(deps.logger));
+  router.use(
+    BOARD_PATH,
+    requireStaff(),
+    exposeCsrfCookie(secure),
+    requireCsrf(),
+    guardActions(deps.logger),
+    queueJobActions(deps),
+  );
+  router.get(`${BOARD_PATH}/${BOARD_SCRIPT_NAME}`, boardScript);
   for (const role of Object.keys(boards) as StaffRoleName[]) {
     // Each board is mounted as a sub-app (so Express restores the request afterwards) behind a
     // router that steps aside for the other role.
     const forRole = Router();
     forRole.use((req, _res, next) => next(staffOf(req).role === role ? undefined : 'router'));
     if (role === 'support') forRole.use(redactForSupport());
+    else forRole.use(withBoardScript(BOARD_PATH));
     forRole.use(boards[role]);
     router.use(BOARD_PATH, forRole);
   }

@@ -64,7 +64,8 @@ const common = {
     inFlight: 2,
   },
   prepare: startCreation,
-  commit: (tx: Sql, requests: PreparedRequest<AccountCreation, Prepared>[]) => createInGroup(tx, requests, new Date()),
+  commit: (tx: Sql, requests: PreparedRequest<AccountCreation, Prepared>[], locks: { wait: boolean }) =>
+    createInGroup(tx, requests, new Date(), locks),
   exhausted: () =>
     new TransientError(
       'temporary_failure',
@@ -109,14 +110,20 @@ async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobCo
   return prepared;
 }
 
-/** In the group's transaction: each creation in turn (they are of different accounts). */
+/**
+ * In the group's transaction: each creation in turn (they are of different accounts). In a group of
+ * several (`locks.wait` false) a process row another transaction holds (a creation of the same account
+ * by the other job kind, a schedule, an operator's cancel) fails the group at once instead of holding
+ * up its other accounts; its jobs are then committed alone, each waiting for its own row.
+ */
 async function createInGroup(
   tx: Sql,
   requests: PreparedRequest<AccountCreation, Prepared>[],
   now: Date,
+  locks: { wait: boolean },
 ): Promise<Answer[]> {
   const answers: Answer[] = [];
-  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now));
+  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now, locks));
   return answers;
 }
 
@@ -125,6 +132,7 @@ async function createOne(
   request: QueuedRequest<AccountCreation>,
   prepared: Prepared,
   now: Date,
+  locks: { wait: boolean },
 ): Promise<Answer> {
   const p = request.payload;
   const input = {
@@ -136,10 +144,10 @@ async function createOne(
     documentBucket: prepared.documentBucket,
     verifiedInstructions: prepared.verifiedInstructions,
   };
-  const process = await lockProcess(tx, input);
+  const process = await lockProcess(tx, input, locks);
   const refusal =
     prepared.refusal ??
-    (process?.status === 'CANCELLED' ? cancelled() : undefined) ??
+    (process?.status === 'CANCELLED' ? creationCancelled() : undefined) ??
     (p.window_end !== undefined && now.getTime() > Date.parse(p.window_end) ? windowPassed() : undefined) ??
     (await stripeOwnedElsewhere(tx, request.organisationId, prepared.verifiedInstructions));
   if (refusal) {
@@ -177,7 +185,8 @@ async function stripeOwnedElsewhere(
   return undefined;
 }
 
-const cancelled = () =>
+/** The answer of a creation an operator cancelled (the job's, or the dashboard's when it removes the job). */
+export const creationCancelled = () =>
   ValidationError.single(
     'non_field_errors',
     'account_import_process_cancelled',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Database } from '../platform/db';
 import { NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
 import { IsoDateTime } from '../platform/fields';
-import { parseOrThrow } from '../platform/validation';
+import { isStorableText, parseOrThrow } from '../platform/validation';
 import type { Answer } from '../requests/answer';
 import type { QueuedRequests } from '../requests/queued-request';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
@@ -74,16 +74,34 @@ export async function requestAccountProcess(
 
 /**
  * POST /v2/data-import/accounts/: validates the account (400), stages it, and schedules its creation for
- * the window (a BullMQ delayed job); answers 201 at once. The v2 status endpoint follows it.
+ * the window (a BullMQ delayed job); answers 201 at once. The v2 status endpoint follows it. A request
+ * repeated with its Idempotency-Key answers what the first one answered, whatever happened since (the
+ * account may exist by now); a new schedule of an account that exists is 400
+ * account_import_process_already_imported (staging's answer).
  */
 export async function scheduleAccountCreation(
   deps: { db: Database; queued: QueuedRequests },
   caller: Caller,
   body: unknown,
   now: Date,
-) {
+): Promise<ScheduleAnswer> {
   const headers = parseRequestHeaders(caller.headers);
   const { payload, task_params: params = {} } = parseOrThrow(ScheduleRequest, body);
+  // The body as sent is what a replay must repeat (the job's payload holds the default window's end).
+  const request = (job: AccountCreation | null) => ({
+    job: accountScheduleJob,
+    organisationId: caller.organisationId,
+    accountId: null,
+    ...headers,
+    httpRequestId: caller.httpRequestId,
+    payload: job,
+    hashOf: { payload, task_params: params },
+  });
+  const earlier = await deps.queued.earlier(request(null));
+  const replay = earlier && (earlier.httpStatus === null || earlier.httpStatus < 500);
+  const replayed = replay ? await scheduledAnswer(deps.db, payload, earlier.resultId) : undefined;
+  if (replayed) return replayed;
+
   const window = scheduleWindow(params, now);
   // Staging validates the account by the rules of validate-account, then stores it.
   const staged = await stageAccount(deps.db, caller.organisationId, v2Payload({ payload }), now);
@@ -93,32 +111,63 @@ export async function scheduleAccountCreation(
     dry_run: params.is_dry_run ?? false,
     window_end: window.end.toISOString(),
   };
-  const { resultId } = await deps.queued.schedule(
-    {
-      job: accountScheduleJob,
-      organisationId: caller.organisationId,
-      accountId: null,
-      ...headers,
-      httpRequestId: caller.httpRequestId,
-      payload: job,
-    },
-    Math.max(0, window.start.getTime() - now.getTime()),
+  const schedule = { dryRun: job.dry_run, windowStart: window.start, windowEnd: window.end };
+  // The process is PENDING with its SCHEDULED event before the job exists: a job that starts at once
+  // finds it so, and never has its outcome overwritten.
+  const markScheduled = (resultId: string) =>
+    creation.markScheduled(
+      deps.db.pool,
+      { supplierCode: job.import_supplier_code, externalAccountNumber: job.external_account_number },
+      { ...schedule, resultId },
+      now,
+    );
+  const delay = Math.max(0, window.start.getTime() - now.getTime());
+  const { resultId } = await deps.queued.schedule(request(job), delay, markScheduled);
+  return (
+    (await scheduledAnswer(deps.db, payload, resultId)) ??
+    scheduleAnswer(job.import_supplier_code, job.external_account_number, resultId, schedule)
   );
-  await creation.markScheduled(
-    deps.db.pool,
-    { supplierCode: job.import_supplier_code, externalAccountNumber: job.external_account_number },
-    { dryRun: job.dry_run, windowStart: window.start, windowEnd: window.end, resultId },
-    now,
-  );
+}
+
+export interface ScheduleAnswer {
+  import_supplier_code: string;
+  external_identifier: string;
+  status: 'PENDING';
+  request_id: string;
+  schedule_window_start: string;
+  schedule_window_end: string;
+  is_dry_run: boolean;
+}
+
+function scheduleAnswer(
+  supplierCode: string,
+  externalIdentifier: string,
+  resultId: string,
+  schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date },
+): ScheduleAnswer {
   return {
-    import_supplier_code: staged.body.import_supplier_code,
-    external_identifier: staged.body.external_account_number,
+    import_supplier_code: supplierCode,
+    external_identifier: externalIdentifier,
     status: 'PENDING',
     request_id: resultId,
-    schedule_window_start: window.start.toISOString(),
-    schedule_window_end: window.end.toISOString(),
-    is_dry_run: job.dry_run,
+    schedule_window_start: schedule.windowStart.toISOString(),
+    schedule_window_end: schedule.windowEnd.toISOString(),
+    is_dry_run: schedule.dryRun,
   };
+}
+
+/**
+ * The answer a schedule gave, read back from its SCHEDULED event: the account's names come from the
+ * body (a replay's body is the first request's, whose staging succeeded, or it would have no request).
+ */
+async function scheduledAnswer(db: Database, payload: unknown, resultId: string): Promise<ScheduleAnswer | undefined> {
+  const names = payload as { import_supplier?: unknown; external_account_number?: unknown };
+  const supplier = names.import_supplier;
+  const external = names.external_account_number;
+  if (typeof supplier !== 'string' || typeof external !== 'string') return undefined;
+  if (!isStorableText(supplier) || !isStorableText(external)) return undefined;
+  const found = await creation.findSchedule(db.pool, supplier, external, resultId);
+  return found && scheduleAnswer(supplier, external, resultId, found);
 }
 
 /** The window: from now (or the given start) to the given end (or four days after now), at most four days ahead. */

@@ -24,11 +24,12 @@ export async function lockProcess(
   tx: Sql,
   supplierCode: string,
   externalAccountNumber: string,
+  locks: { wait: boolean } = { wait: true },
 ): Promise<LockedProcess | undefined> {
   const locked = await tx.query<{ id: number; status: string }>(
     `SELECT id, status::text AS status FROM account_import_processes
       WHERE supplier_code = $1 AND external_account_number = $2
-        FOR UPDATE`,
+        FOR UPDATE${locks.wait ? '' : ' NOWAIT'}`,
     [supplierCode, externalAccountNumber],
   );
   const lockedRow = locked.rows[0];
@@ -78,6 +79,7 @@ export async function insertAccountWithMeterPoints(
        INSERT INTO meter_points (supplier_code, identifier, supply_type, account_id)
        SELECT $4, i.identifier, i.supply_type, account.id
          FROM account CROSS JOIN unnest($5::text[], $6::text[]) AS i(identifier, supply_type)
+        ORDER BY i.identifier
        ON CONFLICT (supplier_code, identifier) DO NOTHING
        RETURNING identifier
      )

@@ -82,12 +82,16 @@ export async function createAccount(tx: Sql, input: CreateAccountInput, now: Dat
   return createLockedAccount(tx, await lockProcess(tx, input), input, now);
 }
 
-/** The process row, locked until the transaction ends (creations of one account run one at a time). */
+/**
+ * The process row, locked until the transaction ends (creations of one account run one at a time).
+ * Without `locks.wait` a row another transaction holds throws at once (lock_not_available).
+ */
 export function lockProcess(
   tx: Sql,
   input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber'>,
+  locks: { wait: boolean } = { wait: true },
 ): Promise<creation.LockedProcess | undefined> {
-  return creation.lockProcess(tx, input.supplierCode, input.externalAccountNumber);
+  return creation.lockProcess(tx, input.supplierCode, input.externalAccountNumber, locks);
 }
 
 /** createAccount, for a process the caller has locked already (lockProcess, in the same transaction). */

@@ -65,6 +65,32 @@ export async function markScheduled(
   );
 }
 
+/** The window and dry-run flag a v2 schedule (its request id) gave the process, from its SCHEDULED event. */
+export async function findSchedule(
+  db: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+  resultId: string,
+): Promise<{ dryRun: boolean; windowStart: Date; windowEnd: Date } | undefined> {
+  const { rows } = await db.query<{
+    data: { is_dry_run: boolean; schedule_window_start: string; schedule_window_end: string };
+  }>(
+    `SELECT e.data FROM account_import_processes p
+       JOIN account_import_process_events e ON e.process_id = p.id
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2
+        AND e.event = $3 AND e.data->>'request_id' = $4
+      ORDER BY e.id LIMIT 1`,
+    [supplierCode, externalAccountNumber, CREATION_EVENTS.scheduled, resultId],
+  );
+  const data = rows[0]?.data;
+  if (!data) return undefined;
+  return {
+    dryRun: data.is_dry_run,
+    windowStart: new Date(data.schedule_window_start),
+    windowEnd: new Date(data.schedule_window_end),
+  };
+}
+
 /**
  * An operator cancels a PENDING creation: CANCELLED, so its job, when it starts, creates nothing.
  * Answers whether the process was PENDING (only a PENDING one can be cancelled).

@@ -55,6 +55,8 @@ export interface QueuedRequestData<P = unknown> {
   resultId: string;
   /** X-Request-Id of the HTTP request that queued the job, for log correlation. */
   httpRequestId?: string;
+  /** The client's Data-Import-Run-Id, when sent: the dashboard shows it on the job. */
+  runId?: string;
   organisationId: number;
   /** The account the request writes to; null for a request that creates its account. */
   accountId: number | null;

@@ -37,6 +37,11 @@ interface SubmitRequest {
   httpRequestId?: string;
   /** The validated request in the JSON form its job carries (JobPayload): no unknown fields, no secrets. */
   payload: unknown;
+  /**
+   * What the body hash is computed from, when not `payload`: a scheduled request whose payload holds
+   * values computed on arrival (a window's default end) hashes the request as sent, so its replay matches.
+   */
+  hashOf?: unknown;
 }
 
 export interface QueuedRequests {
@@ -46,7 +51,17 @@ export interface QueuedRequests {
    * waiting. A repeated Idempotency-Key with the same body finds the request scheduled before
    * (`replayed`); with another body it is refused like a submit's.
    */
-  schedule(req: SubmitRequest, delayMs: number): Promise<{ resultId: string; replayed: boolean }>;
+  schedule(
+    req: SubmitRequest,
+    delayMs: number,
+    beforeEnqueue?: (resultId: string) => Promise<void>,
+  ): Promise<{ resultId: string; replayed: boolean }>;
+  /**
+   * The request an earlier one with the same Idempotency-Key made (in the replay window), checked
+   * before the request does anything: undefined without a key or such a request; 422
+   * idempotency_key_reused when its body differs.
+   */
+  earlier(req: SubmitRequest): Promise<{ resultId: string; httpStatus: number | null } | undefined>;
   /** The stored answer of one of the organisation's requests (GET requests/<id>/), or 503 while pending. */
   find(organisationId: number, resultId: string): Promise<Answer>;
   /**
@@ -84,7 +99,8 @@ export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
   poll.unref();
   return {
     submit: (req) => submitQueuedRequest(ctx, req),
-    schedule: (req, delayMs) => scheduleQueuedRequest(ctx, req, delayMs),
+    schedule: (req, delayMs, beforeEnqueue) => scheduleQueuedRequest(ctx, req, delayMs, beforeEnqueue),
+    earlier: (req) => findEarlier(ctx, req),
     find: (organisationId, resultId) => findRequestAnswer(ctx, organisationId, resultId),
     drain() {
       ctx.draining = true;
@@ -98,24 +114,48 @@ export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
   };
 }
 
+const keyReused = () =>
+  new ConflictError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+  );
+
+const bodyHashOf = (req: SubmitRequest) =>
+  hashRequest(req.job.endpoint, req.hashOf === undefined ? req.payload : req.hashOf);
+
 /** The request's pending row, or the row an earlier request with the same Idempotency-Key and body made. */
 async function pendingRow(ctx: Context, req: SubmitRequest) {
-  const bodyHash = hashRequest(req.job.endpoint, req.payload);
+  const bodyHash = bodyHashOf(req);
   const found = await storePending(ctx.db, req, bodyHash);
-  if (!found.created && found.result.bodyHash !== bodyHash) {
-    throw new ConflictError(
-      'idempotency_key_reused',
-      'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
-    );
-  }
+  if (!found.created && found.result.bodyHash !== bodyHash) throw keyReused();
   return found;
 }
 
-async function scheduleQueuedRequest(ctx: Context, req: SubmitRequest, delayMs: number) {
+async function findEarlier(ctx: Context, req: SubmitRequest) {
+  if (req.idempotencyKey === undefined) return undefined;
+  const row = await repo.findByKey(ctx.db.pool, req.organisationId, req.job.endpoint, req.idempotencyKey);
+  if (!row || Date.now() - row.createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) return undefined;
+  if (row.bodyHash !== bodyHashOf(req)) throw keyReused();
+  return { resultId: row.id, httpStatus: row.httpStatus };
+}
+
+/**
+ * A replay whose request is answered (below 500) is only reported. One still pending, or answered
+ * "retry as it is" (a 5xx: nothing was done), runs `beforeEnqueue` and adds its job again (a no-op in
+ * BullMQ while the job exists; it recovers a job lost with Redis data or refused by a queue outage).
+ */
+async function scheduleQueuedRequest(
+  ctx: Context,
+  req: SubmitRequest,
+  delayMs: number,
+  beforeEnqueue?: (resultId: string) => Promise<void>,
+) {
   const { created, result } = await pendingRow(ctx, req);
-  if (!created) return { resultId: result.id, replayed: true };
-  await enqueueOrRefuse(ctx, req, result.id, { replay: false, delayMs });
-  return { resultId: result.id, replayed: false };
+  if (!created && result.httpStatus != null && result.httpStatus < 500) return { resultId: result.id, replayed: true };
+  if (!created && result.httpStatus != null) await repo.reopenRetryable(ctx.db.pool, result.id);
+  await beforeEnqueue?.(result.id);
+  await enqueueOrRefuse(ctx, req, result.id, { replay: !created, delayMs });
+  return { resultId: result.id, replayed: !created };
 }
 
 async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Answer> {
@@ -167,6 +207,7 @@ async function enqueueOrRefuse(
   const data = {
     resultId,
     httpRequestId: req.httpRequestId,
+    ...(req.runId === undefined ? {} : { runId: req.runId }),
     organisationId: req.organisationId,
     accountId: req.accountId,
     version: req.job.payload.version,

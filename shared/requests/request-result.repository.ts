@@ -84,13 +84,24 @@ export async function createOrFindPending(
     };
   }
   // A separate statement: it sees the conflicting row once the insert above has waited for its commit.
+  const found = await findByKey(db, row.organisationId, row.endpoint, row.idempotencyKey!);
+  if (!found) throw new Error(`request result ${row.id} neither inserted nor found`);
+  return { created: false, result: found };
+}
+
+/** The row of the organisation's request with this Idempotency-Key at this endpoint, if any. */
+export async function findByKey(
+  db: Sql,
+  organisationId: number,
+  endpoint: string,
+  idempotencyKey: string,
+): Promise<StoredResult | null> {
   const { rows } = await db.query<StoredResult>(
     `SELECT ${COLUMNS} FROM request_results
       WHERE organisation_id = $1 AND endpoint = $2 AND idempotency_key = $3`,
-    [row.organisationId, row.endpoint, row.idempotencyKey],
+    [organisationId, endpoint, idempotencyKey],
   );
-  if (!rows[0]) throw new Error(`request result ${row.id} neither inserted nor found`);
-  return { created: false, result: rows[0] };
+  return rows[0] ?? null;
 }
 
 export async function findResult(db: Sql, id: string): Promise<StoredResult | null> {
@@ -122,13 +133,15 @@ export async function expireIdempotencyKey(db: Sql, id: string): Promise<void> {
 }
 
 /**
- * Makes a request whose stored answer is a 5xx ("retry as it is") pending again, so the retry runs it.
+ * Makes requests whose stored answer is a 5xx ("retry as it is") pending again, so the retry runs them
+ * (a client's retry, or an operator's on the dashboard).
  * A concurrent retry may have reopened (or even finished) it first: then this changes nothing.
  */
-export async function reopenRetryable(db: Sql, id: string): Promise<void> {
+export async function reopenRetryable(db: Sql, ids: string | string[]): Promise<void> {
   await db.query(
-    'UPDATE request_results SET http_status = NULL, body = NULL, finished_at = NULL WHERE id = $1 AND http_status >= 500',
-    [id],
+    `UPDATE request_results SET http_status = NULL, body = NULL, finished_at = NULL
+      WHERE id = ANY($1::text[]) AND http_status >= 500`,
+    [typeof ids === 'string' ? [ids] : ids],
   );
 }
 

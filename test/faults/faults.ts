@@ -69,8 +69,13 @@ async function busy(ctx: FaultContext, n: number): Promise<void> {
  * Measures how long the requests the killed process held take to be finished by the others or by it
  * once restarted.
  */
-export function killWorker(times: number, opts: { together?: boolean } = {}): Fault {
-  const label = opts.together ? 'every worker SIGKILLed mid-batch' : 'worker SIGKILL mid-batch';
+export function killWorker(
+  times: number,
+  opts: { together?: boolean; queue?: 'transactions' | 'accounts' } = {},
+): Fault {
+  const queue = opts.queue ?? 'transactions';
+  const what = queue === 'accounts' ? 'mid-account-creation' : 'mid-batch';
+  const label = opts.together ? `every worker SIGKILLed ${what}` : `worker SIGKILL ${what}`;
   return {
     name: times === 1 ? label : `${label} ×${times}`,
     probe: 'transactions',
@@ -83,7 +88,10 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
         // kill, that job may have committed, and the kill then proves nothing. Such a kill is noted
         // and made again, at most KILL_ATTEMPTS times in all.
         for (let attempt = 1; ; attempt++) {
-          const { names, held, affected, from, restartedAt, ms } = await killHolder(ctx, window, i, opts.together);
+          const { names, held, affected, from, restartedAt, ms } = await killHolder(ctx, window, i, {
+            together: opts.together,
+            queue,
+          });
           if (affected.length === 0 && attempt < KILL_ATTEMPTS) {
             window.notes.push(`killed ${names} holding ${held} job(s), all committed by then: killing again`);
             continue;
@@ -116,18 +124,24 @@ export function killWorker(times: number, opts: { together?: boolean } = {}): Fa
 }
 
 /**
- * One kill: waits for a worker (the `turn`-th first, so repeated kills take turns) to hold a transactions
- * job whose request is unfinished, SIGKILLs it (or, `together`, every worker), notes the jobs it held as
- * allowed to run again, restarts it after the phase's downtime and waits for the requests it held
+ * One kill: waits for a worker (the `turn`-th first, so repeated kills take turns) to hold a job of
+ * `queue` whose request is unfinished, SIGKILLs it (or, `together`, every worker), notes the jobs it held
+ * as allowed to run again, restarts it after the phase's downtime and waits for the requests it held
  * unfinished to be finished. `ms` counts from the kill.
  */
-async function killHolder(ctx: FaultContext, window: FaultWindow, turn: number, together = false) {
+async function killHolder(
+  ctx: FaultContext,
+  window: FaultWindow,
+  turn: number,
+  opts: { together?: boolean; queue: string },
+) {
   const { stack } = ctx;
+  const together = opts.together ?? false;
   await busy(ctx, 1);
   const holder = await until(
-    'a worker to hold an unfinished transactions job',
+    `a worker to hold an unfinished ${opts.queue} job`,
     async () => {
-      const held = (await stack.heldJobs()).filter((h) => h.queue === 'transactions');
+      const held = (await stack.heldJobs()).filter((h) => h.queue === opts.queue);
       const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
       const order = [
         ...stack.workers.slice(turn % stack.workers.length),

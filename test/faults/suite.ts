@@ -4,10 +4,14 @@
 import { WORKER_LOCK_OPTIONS } from '../../shared/platform/queues';
 import { probeRecovery, type Fault, type FaultWindow } from './faults';
 import { QUEUE_PREFIX, startFaultStack, type FaultStack, type StackOptions } from './infra/fault-stack';
+import { applyAccountCatalogue, checkAccountInvariants } from './load/accounts';
 import { checkInvariants, type InvariantResult } from './load/invariants';
 import { trackJobRuns, type JobRuns } from './load/job-runs';
 import type { Attempt } from './load/spec-client';
-import { accountsNeeded, startLoad, type Ledger, type LoadShape } from './load/workload';
+import { accountsNeeded, startLoad, type Ledger, type LoadShape, type RunningLoad } from './load/workload';
+
+/** How long a phase waits, after its load, for the accounts its acknowledged v2 schedules create. */
+const ACCOUNT_SETTLE_MS = 60_000;
 
 export interface SuitePlan {
   stack: StackOptions;
@@ -39,9 +43,10 @@ export interface PhaseReport {
 
 export async function runFaultSuite(plan: SuitePlan, onPhase?: (report: PhaseReport) => void): Promise<PhaseReport[]> {
   const stack = await startFaultStack(plan.stack);
-  const ledger: Ledger = { transactions: [], instructions: [] };
+  const ledger: Ledger = { transactions: [], instructions: [], accounts: [] };
   const accountIds: number[] = [];
   const reports: PhaseReport[] = [];
+  await applyAccountCatalogue(stack.db);
   const jobRuns = await trackJobRuns(stack.redis.url, QUEUE_PREFIX);
   const killedJobs = new Set<string>();
   try {
@@ -107,6 +112,7 @@ async function runPhase(
 
   ledger.transactions.push(...load.transactions);
   ledger.instructions.push(...load.instructions);
+  ledger.accounts.push(...load.accounts);
   if (probe.ids) {
     ledger.transactions.push({
       accountId: probe.accountId,
@@ -122,10 +128,16 @@ async function runPhase(
       outcome: probe.outcome,
     });
   }
-  const invariants = [...(window.checks ?? []), ...(await checkInvariants(stack.db, ledger, accountIds))];
+  const invariants = [
+    ...(window.checks ?? []),
+    ...(await checkInvariants(stack.db, ledger, accountIds)),
+    ...(await checkAccountInvariants(stack.db, ledger.accounts, ACCOUNT_SETTLE_MS)),
+  ];
   for (const i of invariants) debug(`${label} ${i.ok ? 'ok' : 'FAILED'}: ${i.name}${i.detail ? ` (${i.detail})` : ''}`);
 
-  const attempts: Attempt[] = [...load.transactions, ...load.instructions].flatMap((r) => r.outcome.attempts);
+  const attempts: Attempt[] = [...load.transactions, ...load.instructions, ...load.accounts].flatMap(
+    (r) => r.outcome.attempts,
+  );
   attempts.push(...probe.outcome.attempts);
   const overlapsDown = (a: Attempt) => window.down.some((d) => a.startedAt <= d.to && a.endedAt >= d.from);
   const answeredWhileDown = attempts.filter((a) => a.status > 0 && overlapsDown(a));
@@ -141,7 +153,7 @@ async function runPhase(
     ok: probe.outcome.kind === 'acked',
     detail: `${probe.outcome.kind} ${probe.outcome.status} ${probe.outcome.attempts.at(-1)?.code ?? ''}`,
   });
-  const requests = load.transactions.length + load.instructions.length + 1;
+  const requests = load.transactions.length + load.instructions.length + load.accounts.length + 1;
   return {
     fault: fault.name,
     requests,
@@ -153,7 +165,7 @@ async function runPhase(
     recoverySeconds: (recoveredAt - back) / 1000,
     drainSeconds,
     invariants,
-    notes: window.notes,
+    notes: [...window.notes, accountsNote(load.accounts)],
     killedJobs: window.killedJobs ?? [],
   };
 }
@@ -200,6 +212,12 @@ async function checkJobRuns(
       detail: `${ranTwice.length} attempt(s): ${ranTwice.slice(0, 5).join(', ')}`,
     },
   ];
+}
+
+function accountsNote(accounts: RunningLoad['accounts']): string {
+  const acked = accounts.filter((a) => a.outcome.kind === 'acked');
+  const v1 = acked.filter((a) => a.via === 'v1').length;
+  return `${accounts.length} account creation(s) sent, ${acked.length} acknowledged (${v1} v1 process calls, ${acked.length - v1} v2 schedules)`;
 }
 
 function debug(line: string): void {

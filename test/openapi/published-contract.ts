@@ -182,7 +182,21 @@ function resolveDiscriminators(node: Json): void {
   delete node.discriminator;
 }
 
-function renameKey(node: Json, from: string, to: string): void {
+/**
+ * OpenAPI 3.0 writes a nullable reference as `{allOf: [$ref], nullable: true}`, which Ajv refuses
+ * ("nullable" needs "type"): rewritten as "the reference, or null".
+ */
+function nullableRefs(node: Json): void {
+  if (node === null || typeof node !== 'object') return;
+  Object.values(node).forEach(nullableRefs);
+  if (node.nullable !== true || node.type !== undefined) return;
+  // Without a type and a reference the value may be anything, null included.
+  if (Array.isArray(node.allOf)) node.anyOf = [{ allOf: node.allOf }, { type: 'null' }];
+  delete node.allOf;
+  delete node.nullable;
+}
+
+export function renameKey(node: Json, from: string, to: string): void {
   if (Array.isArray(node)) {
     node.forEach((item, i) => (item === from ? (node[i] = to) : renameKey(item, from, to)));
     return;
@@ -208,22 +222,33 @@ function eachSchema(doc: Json, visit: (schema: Json) => void): void {
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-export interface PublishedContract {
+export interface ContractValidator<E extends string> {
   /** The contract's own examples of a request body and of responses by status. */
-  examples(endpoint: Endpoint): { request: unknown[]; responses: Record<string, unknown[]> };
-  requestErrors(endpoint: Endpoint, body: unknown): string[];
-  responseErrors(endpoint: Endpoint, status: number, body: unknown): string[];
+  examples(endpoint: E): { request: unknown[]; responses: Record<string, unknown[]> };
+  requestErrors(endpoint: E, body: unknown): string[];
+  responseErrors(endpoint: E, status: number, body: unknown): string[];
 }
+export type PublishedContract = ContractValidator<Endpoint>;
 
 export function loadPublishedContract(): PublishedContract {
-  const doc = parse(readFileSync(path.join(referenceDir(), CONTRACT_FILE), 'utf8'), { maxAliasCount: 10_000 });
-  for (const difference of DELIBERATE_DIFFERENCES) difference.adapt(doc);
+  return loadContract(CONTRACT_FILE, ENDPOINTS, DELIBERATE_DIFFERENCES);
+}
+
+/** A validator of `endpoints` of a contract file of the reference folder, adapted by `differences`. */
+export function loadContract<E extends string>(
+  file: string,
+  endpoints: Record<E, { method: string; path: string }>,
+  differences: { adapt: (doc: Json) => void }[],
+): ContractValidator<E> {
+  const doc = parse(readFileSync(path.join(referenceDir(), file), 'utf8'), { maxAliasCount: 10_000 });
+  for (const difference of differences) difference.adapt(doc);
   resolveDiscriminators(doc);
+  nullableRefs(doc);
   // OpenAPI 3.0 schemas are JSON Schema draft 4/7 plus `nullable`, which Ajv reads; formats and the
   // document's own keywords (discriminator, x-…) are annotations here.
   const ajv = new Ajv({ strict: false, validateFormats: false, validateSchema: false, allErrors: true });
   ajv.addSchema({ ...doc, $id: 'contract.json' });
-  const operation = (endpoint: Endpoint): Json => doc.paths[ENDPOINTS[endpoint].path][ENDPOINTS[endpoint].method];
+  const operation = (endpoint: E): Json => doc.paths[endpoints[endpoint].path][endpoints[endpoint].method];
   const errorsAt = (pointer: string[], value: unknown): string[] => {
     const validate = ajv.compile({
       $ref: `contract.json#/${pointer.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`,
@@ -243,11 +268,11 @@ export function loadPublishedContract(): PublishedContract {
       return { request: examplesOf(op.requestBody?.content), responses };
     },
     requestErrors(endpoint, body) {
-      const { method, path: p } = ENDPOINTS[endpoint];
+      const { method, path: p } = endpoints[endpoint];
       return errorsAt(['paths', p, method, 'requestBody', 'content', 'application/json', 'schema'], body);
     },
     responseErrors(endpoint, status, body) {
-      const { method, path: p } = ENDPOINTS[endpoint];
+      const { method, path: p } = endpoints[endpoint];
       if (!operation(endpoint).responses[String(status)]?.content) return [`the contract documents no ${status} body`];
       return errorsAt(['paths', p, method, 'responses', String(status), 'content', 'application/json', 'schema'], body);
     },

@@ -156,4 +156,41 @@ describe('staff pages in a browser', () => {
     expect(response.status()).toBe(200);
     expect(await job.getState()).toBe('waiting');
   });
+
+  it('shows the operator only the actions the server allows: no Add job, Empty, Obliterate or data edits', async () => {
+    // Signed in as the operator of the test before.
+    const queue = app.queues.queue(transactionImportJob.queue);
+    await queue.add(
+      transactionImportJob.name,
+      { resultId: 'r-2', organisationId: 1, accountId: 1, payload: {} },
+      {
+        attempts: 1,
+      },
+    );
+    const worker = new Worker(
+      transactionImportJob.queue,
+      async () => {
+        throw new Error('boom');
+      },
+      { connection: blockingConnection(app.config), prefix: app.config.QUEUE_PREFIX },
+    );
+    await new Promise<void>((resolve) => worker.on('failed', () => resolve()));
+    await worker.close();
+
+    await page.goto(`${app.baseUrl}/admin/queues/queue/${transactionImportJob.queue}?status=failed`);
+    // A failed job's card: of its four icons (retry, duplicate, update data, clean) the two allowed stay.
+    await page.getByText('Retry all').first().waitFor();
+    const icons = page.locator('ul[class*="jobActions-"]').first().locator('li');
+    await icons.first().waitFor();
+    const shown = await page.evaluate(
+      `[...document.querySelector('ul[class*="jobActions-"]').children].map((li) => getComputedStyle(li).display !== 'none')`,
+    );
+    expect(shown).toEqual([true, false, false, true]);
+    // The queue's menu: Pause and Retry stay, Add job, Empty and Obliterate go.
+    await page.locator('button[aria-haspopup="menu"][class*="trigger-"]').first().click();
+    // Shown: the menu is open.
+    await page.getByText('Pause', { exact: true }).waitFor();
+    for (const label of ['Add job', 'Empty', 'Obliterate', 'Set concurrency', 'Set rate limit'])
+      expect([label, await page.getByText(label, { exact: true }).isVisible()]).toEqual([label, false]);
+  });
 });

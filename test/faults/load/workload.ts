@@ -2,6 +2,7 @@
 // requests one after the other as the spec tells them to. Every request and its outcome goes into the
 // ledger that the invariants are checked against.
 import type { FaultStack, Tenant } from '../infra/fault-stack';
+import { accountClient, type AccountRequestRecord } from './accounts';
 import { sendAsSpecSays, type Outcome } from './spec-client';
 
 export interface TransactionRequestRecord {
@@ -25,6 +26,7 @@ export interface InstructionRequestRecord {
 export interface Ledger {
   transactions: TransactionRequestRecord[];
   instructions: InstructionRequestRecord[];
+  accounts: AccountRequestRecord[];
 }
 
 export interface LoadShape {
@@ -37,6 +39,9 @@ export interface LoadShape {
    */
   requestsPerClient: { min: number; max: number };
   instructionsPerClient: { min: number; max: number };
+  /** Clients creating accounts (load/accounts.ts), each as many as `accountsPerClient` allows. */
+  accountClients: number;
+  accountsPerClient: { min: number; max: number };
 }
 
 export interface RunningLoad {
@@ -50,6 +55,7 @@ export interface RunningLoad {
   stop(): void;
   transactions: TransactionRequestRecord[];
   instructions: InstructionRequestRecord[];
+  accounts: AccountRequestRecord[];
 }
 
 export const TRANSACTIONS_PATH = '/v1/data-import/transactions/create/';
@@ -64,6 +70,7 @@ export function startLoad(
   const client = { baseUrl: stack.baseUrl, token: tenant.token, deadline: opts.deadline, hangMs: opts.hangMs };
   const transactions: TransactionRequestRecord[] = [];
   const instructions: InstructionRequestRecord[] = [];
+  const accounts: AccountRequestRecord[] = [];
   let answered = 0;
   let finished = false;
   let stopped = false;
@@ -137,6 +144,17 @@ export function startLoad(
   const done = Promise.all([
     ...Array.from({ length: shape.transactionClients }, (_, c) => transactionClient(c)),
     ...Array.from({ length: shape.instructionClients }, (_, c) => instructionClient(c)),
+    ...Array.from({ length: shape.accountClients }, (_, c) =>
+      accountClient(tenant, client, {
+        phase,
+        c,
+        goOn: (r) => goOn(r, shape.accountsPerClient),
+        record: (record) => {
+          answered += 1;
+          accounts.push(record);
+        },
+      }),
+    ),
   ]).then(() => {
     finished = true;
   });
@@ -149,6 +167,7 @@ export function startLoad(
     },
     transactions,
     instructions,
+    accounts,
   };
 }
 
