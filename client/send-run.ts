@@ -45,6 +45,8 @@ class RunLoop {
   private readonly stop: AbortSignal;
   private readonly deps: SenderDeps;
   private readonly inFlight = new Set<Promise<void>>();
+  /** One-item kinds: each account's latest request, which the next one of that account waits for. */
+  private readonly accountTail = new Map<string, Promise<void>>();
   /** Requests a stopped run left open, by each of their lines; collected as the lines come by. */
   private readonly openByLine = new Map<number, string>();
   private readonly collected = new Map<string, InputEntry[]>();
@@ -124,13 +126,23 @@ class RunLoop {
   /** Starts a batch once fewer than `concurrency` are in flight; a new batch is journalled first. */
   private async dispatch(batch: Batch, key?: string): Promise<void> {
     while (this.inFlight.size >= this.meta.concurrency) await Promise.race(this.inFlight);
-    const running = this.sendUntilSettled(batch.entries, batch.account, key ?? this.journalled(batch.entries))
+    const requestKey = key ?? this.journalled(batch.entries);
+    // Two payment instructions for one account must reach the service in file order (the second may
+    // replace or conflict with the first): a one-item request waits for its account's previous one.
+    const account = KIND_SPECS[this.meta.kind].listField ? undefined : JSON.stringify(batch.account);
+    const previous = account === undefined ? undefined : this.accountTail.get(account);
+    const send = () => this.sendUntilSettled(batch.entries, batch.account, requestKey);
+    const running: Promise<void> = (previous ? previous.then(send) : send())
       .catch((err: unknown) => {
         this.fatal ??= err as Error;
         this.stopper.abort();
       })
-      .finally(() => this.inFlight.delete(running));
+      .finally(() => {
+        this.inFlight.delete(running);
+        if (account !== undefined && this.accountTail.get(account) === running) this.accountTail.delete(account);
+      });
     this.inFlight.add(running);
+    if (account !== undefined) this.accountTail.set(account, running);
   }
 
   /** A new request's key, written to the journal before the request is sent. */
