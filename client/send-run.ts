@@ -162,11 +162,12 @@ class RunLoop {
         this.unfinished += entries.length;
         return;
       }
-      if (result.type === 'final') return this.settle(key, entries, result.outcomes);
+      if (result.type === 'final') return this.settle(key, entries, result.outcomes, result.requestId);
       this.settle(
         key,
         entries,
         entries.map((_, i) => result.outcomes.get(i)),
+        result.requestId,
       );
       entries = result.rest.map((i) => entries[i]!);
       key = this.journalled(entries);
@@ -174,7 +175,12 @@ class RunLoop {
   }
 
   /** Writes the items' final outcomes (those that have one) and counts them. */
-  private settle(key: string | null, entries: InputEntry[], outcomes: (ItemOutcome | undefined)[]): void {
+  private settle(
+    key: string | null,
+    entries: InputEntry[],
+    outcomes: (ItemOutcome | undefined)[],
+    requestId?: string,
+  ): void {
     // An answer that settles items: whatever the run was waiting on is over.
     if (key !== null) this.settings.progress.waitingOn(undefined);
     const results: Outcomes = { succeeded: [], differs: [], failed: [] };
@@ -193,7 +199,9 @@ class RunLoop {
         else this.counts.succeeded++;
         (o.differs ? results.differs : results.succeeded).push(record);
       } else {
-        results.failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail });
+        // The line as it was read and the service's request id: enough to fix it, or to ask support.
+        const sent = { ...(requestId ? { request_id: requestId } : {}), ...(entry.item ? { record: entry.item } : {}) };
+        results.failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail, ...sent });
         this.counts.failed++;
       }
     });
