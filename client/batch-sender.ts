@@ -14,7 +14,8 @@ export interface SenderDeps extends RetryPolicy {
   options: SendOptions;
 }
 
-type Decided = Exclude<Verdict, { type: 'retry' } | { type: 'reauth' }>;
+/** A deciding answer, with the service's X-Request-Id for the failures it records. */
+type Decided = Exclude<Verdict, { type: 'retry' } | { type: 'reauth' }> & { requestId?: string };
 export type SendResult = Decided | { type: 'unfinished'; reason: string };
 
 /**
@@ -46,7 +47,9 @@ export async function sendBatch(
     });
     const answer = await readJson(res, MAX_ANSWER_BYTES);
     const verdict = classifyAnswer(kind, res.status, answer, res.headers.get('retry-after'), items);
-    return verdict.type === 'retry' || verdict.type === 'reauth' ? verdict : { type: 'done', value: verdict };
+    if (verdict.type === 'retry' || verdict.type === 'reauth') return verdict;
+    const requestId = res.headers.get('x-request-id')?.slice(0, 100);
+    return { type: 'done', value: requestId ? { ...verdict, requestId } : verdict };
   });
   return result.type === 'done' ? result.value : result;
 }

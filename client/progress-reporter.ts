@@ -29,14 +29,22 @@ export class ProgressReporter {
     private readonly everyMs: number,
     /** Items already final before this process started (a resumed run): shown as done, not in the rate. */
     private readonly already = 0,
-  ) {}
+    /** Of those, the failed ones: the failure count goes on from them. */
+    earlierFailed = 0,
+  ) {
+    this.counts.failed = earlierFailed;
+    this.earlier = already - earlierFailed;
+  }
+
+  /** The earlier final items not counted in `counts` (the failed ones are). */
+  private readonly earlier: number;
 
   start(total: number): void {
     this.counts.total = total;
     if (this.mode === 'bar') {
       this.bar = new SingleBar(
         {
-          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {eta}{waiting}',
+          format: '{bar} {percentage}% | {value}/{total} items | {rate}/s | {failed} failed | ETA {left}{waiting}',
           stream: process.stderr,
           hideCursor: true,
           etaBuffer: 50,
@@ -44,7 +52,7 @@ export class ProgressReporter {
         },
         Presets.shades_classic,
       );
-      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed, eta: '?', waiting: '' });
+      this.bar.start(total, this.processed(), { rate: 0, failed: this.counts.failed, left: '?', waiting: '' });
     }
     this.timer = setInterval(() => this.tick(), this.mode === 'bar' ? 500 : this.everyMs);
     this.timer.unref();
@@ -64,7 +72,7 @@ export class ProgressReporter {
 
   processed(): number {
     const { succeeded, skipped, differs, failed } = this.counts;
-    return this.already + succeeded + skipped + differs + failed;
+    return this.earlier + succeeded + skipped + differs + failed;
   }
 
   rate(): number {
@@ -82,7 +90,7 @@ export class ProgressReporter {
       this.bar.update(processed, {
         rate,
         failed: this.counts.failed,
-        eta: eta === null ? '?' : `${eta} s`,
+        left: eta === null ? '?' : `${eta} s`,
         waiting: waiting ? ` | ${waiting}` : '',
       });
       return;
@@ -101,7 +109,7 @@ export class ProgressReporter {
   stop(): void {
     clearInterval(this.timer);
     if (this.bar) {
-      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed, eta: '0 s', waiting: '' });
+      this.bar.update(this.processed(), { rate: this.rate(), failed: this.counts.failed, left: '0 s', waiting: '' });
       this.bar.stop();
     }
   }

@@ -1,12 +1,13 @@
 // What `send` and `resume` share once their journal is open: the settings of this pass, the run itself
 // under Ctrl-C handling, and the printed summary. Ctrl-C stops reading and starting requests, lets those
 // in flight finish, and says how to resume; a second Ctrl-C leaves at once (the journal has everything).
+import path from 'node:path';
 import { apiKey, serviceUrl } from './cli/connection';
 import { EXIT } from './client-errors';
 import { serviceFetch } from './http/service-fetch';
 import { TokenSource } from './http/token-source';
 import { ProgressReporter, type ProgressMode } from './progress-reporter';
-import type { RunJournal } from './run-journal';
+import { readRecords, type RunJournal } from './run-journal';
 import type { RunSummary } from './run-summary';
 import { executeRun } from './send-run';
 import { jsonLine, writeErr, writeOut } from './terminal-text';
@@ -38,7 +39,9 @@ export function passSettings(values: PassOptions) {
 
 export async function executePass(journal: RunJournal, s: ReturnType<typeof passSettings>): Promise<number> {
   const mode: ProgressMode = s.json ? 'json' : process.stderr.isTTY ? 'bar' : 'lines';
-  const progress = new ProgressReporter(mode, s.progressEveryMs, journal.finals.size);
+  let earlierFailed = 0;
+  for await (const _ of readRecords(path.join(journal.dir, 'failed.ndjson'))) earlierFailed++;
+  const progress = new ProgressReporter(mode, s.progressEveryMs, journal.finals.size, earlierFailed);
   const stop = new AbortController();
   const onSignal = () => {
     if (stop.signal.aborted) process.exit(EXIT.interrupted);

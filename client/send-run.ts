@@ -48,6 +48,8 @@ class RunLoop {
   private readonly stop: AbortSignal;
   private readonly deps: SenderDeps;
   private readonly inFlight = new Set<Promise<void>>();
+  /** One-item kinds: each account's latest request, which the next one of that account waits for. */
+  private readonly accountTail = new Map<string, Promise<void>>();
   /** Requests a stopped run left open, by each of their lines; collected as the lines come by. */
   private readonly openByLine = new Map<number, string>();
   private readonly collected = new Map<string, InputEntry[]>();
@@ -128,13 +130,23 @@ class RunLoop {
   /** Starts a batch once fewer than `concurrency` are in flight; a new batch is journalled first. */
   private async dispatch(batch: Batch, key?: string): Promise<void> {
     while (this.inFlight.size >= this.meta.concurrency) await Promise.race(this.inFlight);
-    const running = this.sendUntilSettled(batch.entries, batch.account, key ?? this.journalled(batch.entries))
+    const requestKey = key ?? this.journalled(batch.entries);
+    // Two payment instructions for one account must reach the service in file order (the second may
+    // replace or conflict with the first): a one-item request waits for its account's previous one.
+    const account = KIND_SPECS[this.meta.kind].listField ? undefined : JSON.stringify(batch.account);
+    const previous = account === undefined ? undefined : this.accountTail.get(account);
+    const send = () => this.sendUntilSettled(batch.entries, batch.account, requestKey);
+    const running: Promise<void> = (previous ? previous.then(send) : send())
       .catch((err: unknown) => {
         this.fatal ??= err as Error;
         this.stopper.abort();
       })
-      .finally(() => this.inFlight.delete(running));
+      .finally(() => {
+        this.inFlight.delete(running);
+        if (account !== undefined && this.accountTail.get(account) === running) this.accountTail.delete(account);
+      });
     this.inFlight.add(running);
+    if (account !== undefined) this.accountTail.set(account, running);
   }
 
   /** A new request's key, written to the journal before the request is sent. */
@@ -154,11 +166,12 @@ class RunLoop {
         this.unfinished += entries.length;
         return;
       }
-      if (result.type === 'final') return this.settle(key, entries, result.outcomes);
+      if (result.type === 'final') return this.settle(key, entries, result.outcomes, result.requestId);
       this.settle(
         key,
         entries,
         entries.map((_, i) => result.outcomes.get(i)),
+        result.requestId,
       );
       entries = result.rest.map((i) => entries[i]!);
       key = this.journalled(entries);
@@ -166,7 +179,12 @@ class RunLoop {
   }
 
   /** Writes the items' final outcomes (those that have one) and counts them. */
-  private settle(key: string | null, entries: InputEntry[], outcomes: (ItemOutcome | undefined)[]): void {
+  private settle(
+    key: string | null,
+    entries: InputEntry[],
+    outcomes: (ItemOutcome | undefined)[],
+    requestId?: string,
+  ): void {
     // An answer that settles items: whatever the run was waiting on is over.
     if (key !== null) this.settings.progress.waitingOn(undefined);
     const results: Outcomes = { succeeded: [], differs: [], failed: [] };
@@ -185,7 +203,9 @@ class RunLoop {
         else this.counts.succeeded++;
         (o.differs ? results.differs : results.succeeded).push(record);
       } else {
-        results.failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail });
+        // The line as it was read and the service's request id: enough to fix it, or to ask support.
+        const sent = { ...(requestId ? { request_id: requestId } : {}), ...(entry.item ? { record: entry.item } : {}) };
+        results.failed.push({ ...base, code: o.code, attr: o.attr, detail: o.detail, ...sent });
         this.counts.failed++;
       }
     });

@@ -75,7 +75,12 @@ it.each([
   const failed = readResults(summary.journal, 'failed');
   expect(summary.succeeded + failed.length).toBe(lines().length);
   expect(summary.succeeded).toBeGreaterThan(0);
-  if (kind === 'statements') expect(failed.map((f) => f.line)).toEqual([2]);
+  if (kind === 'statements') {
+    expect(failed.map((f) => f.line)).toEqual([2]);
+    // The failure carries the line as read and the id of the request that refused it.
+    expect(failed[0]!.record).toMatchObject({ statement_id: 's-2', bill_period_from_date: '2021-02-01' });
+    expect(failed[0]!.request_id).toEqual(expect.stringMatching(/^\S{8,100}$/));
+  }
   // The service's view of the run, announced first and repeated in the summary.
   const runUrl = `${world.app.baseUrl}/v1/data-import/runs/${summary.run_id}/`;
   expect(summary.run_url).toBe(runUrl);
