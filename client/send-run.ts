@@ -133,7 +133,7 @@ class RunLoop {
     const requestKey = key ?? this.journalled(batch.entries);
     // Two payment instructions for one account must reach the service in file order (the second may
     // replace or conflict with the first): a one-item request waits for its account's previous one.
-    const account = KIND_SPECS[this.meta.kind].listField ? undefined : JSON.stringify(batch.account);
+    const account = KIND_SPECS[this.kind].listField ? undefined : JSON.stringify(batch.account);
     const previous = account === undefined ? undefined : this.accountTail.get(account);
     const send = () => this.sendUntilSettled(batch.entries, batch.account, requestKey);
     const running: Promise<void> = (previous ? previous.then(send) : send())
