@@ -27,6 +27,7 @@ export interface AccountFileReport {
   /** Already as the file describes them: skipped (a re-run after an interruption skips what was committed). */
   unchanged: number;
   chunks: number;
+  /** Wall time so far, in whole milliseconds (printed as 12.345, not 12.345678901234). */
   seconds: number;
 }
 
@@ -69,7 +70,7 @@ export async function applyAccountFile(
     report.unchanged += counts.unchanged;
     report.accounts += chunk.length;
     report.chunks += 1;
-    report.seconds = (performance.now() - started) / 1000;
+    report.seconds = secondsSince(started);
     opts.onChunk?.(report, chunk.at(-1)!.line);
     chunk = [];
   };
@@ -79,7 +80,7 @@ export async function applyAccountFile(
   }
   if (chunk.length > 0) await flush();
   if (report.created + report.updated > 0) await bulk.analyzeAccountTables(db.pool);
-  report.seconds = (performance.now() - started) / 1000;
+  report.seconds = secondsSince(started);
   return report;
 }
 
@@ -283,4 +284,8 @@ async function atLine<T>(line: number, step: () => Promise<T>): Promise<T> {
       err.code,
     );
   }
+}
+
+function secondsSince(started: number): number {
+  return Math.round(performance.now() - started) / 1000;
 }

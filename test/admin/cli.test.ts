@@ -271,6 +271,8 @@ describe('admin CLI', () => {
     ]);
 
     expect(run).toMatchObject({ code: 0, json: { format: 'csv', accounts: 2, created: 2 } });
+    // A decimal as written, not float noise (0.123 rather than 0.12345678901234).
+    expect(run.stdout).toMatch(/"seconds": \d+(\.\d{1,3})?,?\n/);
     expect(run.stderr).toMatch(/^admin: committed to line 3: 2 accounts/);
     const rows = await app.db.prisma.accountImportProcess.findMany({
       where: { supplierCode: staged },
