@@ -9,29 +9,9 @@ import { clearAccountSupplier } from './fixtures';
 import { type CpuMeter, runLoad, say } from './measure';
 import { rssMb } from './proc';
 import type { Row } from './report';
-import type { CpuUse } from './results';
+import type { AccountsPhaseResult, RssTrack } from './results';
 
 export const ACCOUNT_TARGET_PER_SECOND = 300;
-
-export interface AccountsPhaseResult extends AccountsResult {
-  clients: number;
-  depth: number;
-  cpu: Omit<CpuUse, 'load'>;
-  /** CPU milliseconds per PROCESSED account, by process. */
-  cpuMsPerAccount: { api: number; worker: number; postgres: number; redis: number };
-  /** Per PROCESSED account: committed database transactions and rows inserted (pg_stat_database). */
-  database: { transactionsPerAccount: number; rowsInsertedPerAccount: number };
-  /** The worker's group commits of the accounts queue: how many, and jobs per transaction on average. */
-  groupCommit?: { transactions: number; jobsPerTransaction: number };
-  /** Resident memory (MB) of the API and the worker: at the start, the end, the peak, and every ~5 s. */
-  rss: { api: RssTrack; worker: RssTrack; samples: { seconds: number; apiMb: number; workerMb: number }[] };
-}
-
-interface RssTrack {
-  startMb: number;
-  endMb: number;
-  peakMb: number;
-}
 
 interface Ctx {
   base: string;

@@ -1,5 +1,5 @@
 // The shape of bench/results.json: what one `npm run bench` measured, phase by phase.
-import type { AccountsPhaseResult } from './accounts';
+import type { AccountsResult } from './account-load';
 import type { DownloadResult, WindowResult } from './load';
 
 export interface CpuUse {
@@ -96,4 +96,24 @@ export interface ScaleOutResult {
     longestMs: number;
     secondsAfterKill: number;
   };
+}
+
+export interface AccountsPhaseResult extends AccountsResult {
+  clients: number;
+  depth: number;
+  cpu: Omit<CpuUse, 'load'>;
+  /** CPU milliseconds per PROCESSED account, by process. */
+  cpuMsPerAccount: { api: number; worker: number; postgres: number; redis: number };
+  /** Per PROCESSED account: committed database transactions and rows inserted (pg_stat_database). */
+  database: { transactionsPerAccount: number; rowsInsertedPerAccount: number };
+  /** The worker's group commits of the accounts queue: how many, and jobs per transaction on average. */
+  groupCommit?: { transactions: number; jobsPerTransaction: number };
+  /** Resident memory (MB) of the API and the worker: at the start, the end, the peak, and every ~5 s. */
+  rss: { api: RssTrack; worker: RssTrack; samples: { seconds: number; apiMb: number; workerMb: number }[] };
+}
+
+export interface RssTrack {
+  startMb: number;
+  endMb: number;
+  peakMb: number;
 }
