@@ -7,26 +7,12 @@ import { AccountBatcher, type Batch } from './account-batcher';
 import type { ItemOutcome } from './answer-classifier';
 import { sendBatch, type SenderDeps } from './batch-sender';
 import { FatalError } from './client-errors';
-import type { Fetcher } from './http/service-fetch';
-import type { TokenSource } from './http/token-source';
 import { readEntries, type InputEntry } from './input-reader';
 import { KIND_SPECS, type Kind } from './item-kinds';
-import type { Counts, ProgressReporter } from './progress-reporter';
+import type { Counts } from './progress-reporter';
 import type { Outcomes, RunJournal, RunMeta } from './run-journal';
+import type { RunSettings } from './run-settings';
 import { summarise, type RunSummary } from './run-summary';
-
-export interface RunSettings {
-  baseUrl: string;
-  tokens: TokenSource;
-  fetcher: Fetcher;
-  progress: ProgressReporter;
-  requestTimeoutMs: number;
-  retryDeadlineMs: number;
-  /** Accounts whose batch may stay open while the file is read (see AccountBatcher). */
-  maxOpenAccounts: number;
-  /** Aborted on Ctrl-C: reading stops, requests in flight finish, nothing new starts. */
-  stop: AbortSignal;
-}
 
 /** Deterministic: the same lines of the same run always travel under the same key. */
 function idempotencyKey(runId: string, lines: number[]): string {

@@ -10,25 +10,13 @@
 // looked at when its window opens. At most `maxOpenAccounts` accounts are followed at once: reading
 // waits for room, so memory is bounded and the status endpoint sees a bounded number of accounts.
 import { FatalError } from '../client-errors';
-import type { Fetcher } from '../http/service-fetch';
-import type { TokenSource } from '../http/token-source';
 import { readEntries, type AccountRef, type InputEntry } from '../input-reader';
-import type { Counts, ProgressReporter } from '../progress-reporter';
+import type { Counts } from '../progress-reporter';
 import type { Outcomes, RunJournal } from '../run-journal';
+import type { RunSettings } from '../run-settings';
 import { summarise, type RunSummary } from '../run-summary';
 import { accountStatus, scheduleAccount, type AccountApi, type AccountFinal } from './account-api';
 import { accountKey, ScheduledFile } from './scheduled-file';
-
-export interface AccountRunSettings {
-  baseUrl: string;
-  tokens: TokenSource;
-  fetcher: Fetcher;
-  progress: ProgressReporter;
-  requestTimeoutMs: number;
-  retryDeadlineMs: number;
-  maxOpenAccounts: number;
-  stop: AbortSignal;
-}
 
 const FIRST_LOOK_MS = 1000;
 const MAX_LOOK_MS = 30_000;
@@ -42,7 +30,7 @@ interface Followed {
   since: number;
 }
 
-export function executeAccountRun(journal: RunJournal, settings: AccountRunSettings): Promise<RunSummary> {
+export function executeAccountRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
   return new AccountRun(journal, settings).run();
 }
 
@@ -62,7 +50,7 @@ class AccountRun {
 
   constructor(
     private readonly journal: RunJournal,
-    private readonly settings: AccountRunSettings,
+    private readonly settings: RunSettings,
   ) {
     this.counts = settings.progress.counts;
     this.stop = AbortSignal.any([settings.stop, this.stopper.signal]);
