@@ -112,6 +112,15 @@ describe('deploy/kubernetes', () => {
     ];
     expect(given.filter((name) => !known.has(name))).toEqual([]);
     for (const d of [api, worker]) expect(environment(container(d)).MIGRATE_ON_START).toBe('false');
+    // The stream-budget check counts the most API replicas the autoscaler may run, and passes with them.
+    expect(Number(configMap.data.DEPLOYMENT_REPLICAS)).toBe(
+      named('HorizontalPodAutoscaler', 'data-import-api').spec.maxReplicas,
+    );
+    // (secret.yaml holds placeholders, shorter than the secrets a deployment puts there.)
+    const secrets = { TOKEN_SECRET: 's'.repeat(32), SESSION_SECRET: 's'.repeat(32), METRICS_TOKEN: 'm'.repeat(16) };
+    for (const d of [api, worker]) {
+      expect(ConfigSchema.safeParse({ ...environment(container(d)), ...secrets }).error).toBeUndefined();
+    }
     const job = named('Job', 'data-import-migrate');
     expect(job.spec.template.spec.containers[0].command).toEqual(['node', 'dist/prisma/migrate.js']);
     expect(readFileSync(path.join(ROOT, 'prisma/migrate.ts'), 'utf8')).toContain('if (require.main === module)');
