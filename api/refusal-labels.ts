@@ -1,6 +1,6 @@
 // Labels of the refusal metrics that stay bounded whatever clients send: a code is one of the codes
-// the API documents (shared/openapi/error-codes.ts) or `other`; a supplier is one of the import
-// suppliers the platform team set up (the import_suppliers table, read at most every few seconds) or
+// the API documents (shared/openapi/error-codes.ts) or `other`; a supplier is an import supplier the
+// platform team set up (looked up in import_suppliers the first time it is refused, then kept) or
 // `unknown` (a code no supplier has: a typo or a probe) or `none`. No label names an organisation, an
 // account, a run or a request.
 import { KNOWN_ERROR_CODES } from '../shared/openapi/error-codes';
@@ -9,39 +9,40 @@ import type { Logger } from '../shared/platform/logger';
 
 /** The most supplier labels kept: past it, further suppliers count as `other`. */
 const MAX_SUPPLIER_LABELS = 500;
-/** How long a miss waits before the supplier list is read again (a new supplier shows up within it). */
-const RELOAD_AFTER_MS = 5_000;
+/** Longer than any supplier code: counted as `unknown` without a look-up. */
+const MAX_SUPPLIER_CODE_LENGTH = 128;
 
 export const codeLabel = (code: string): string => (KNOWN_ERROR_CODES.has(code) ? code : 'other');
 
 export interface SupplierLabels {
-  /** The supplier's label; reads the supplier list again first when it may be out of date. */
+  /** The supplier's label: a supplier refused before keeps its label; another is looked up once. */
   label(code: string | undefined): Promise<string>;
 }
 
+/**
+ * The suppliers whose refusals were counted, in the order they were first refused, up to
+ * MAX_SUPPLIER_LABELS. A code that is no supplier is looked up each time it is refused (one primary-key
+ * read, on a request already refused), so a supplier created later gets its label at its first refusal.
+ */
 export function supplierLabels(db: Database, logger: Logger): SupplierLabels {
-  let known = new Set<string>();
-  let loadedAt = 0;
-  let loading: Promise<void> | undefined;
-  const load = () => {
-    loading ??= db.pool
-      .query<{ code: string }>('SELECT code FROM import_suppliers ORDER BY code LIMIT $1', [MAX_SUPPLIER_LABELS])
-      .then(({ rows }) => {
-        known = new Set(rows.map((r) => r.code));
-      })
-      .catch((err: unknown) => logger.warn({ err }, 'supplier labels not read'))
-      .finally(() => {
-        loadedAt = Date.now();
-        loading = undefined;
+  const known = new Set<string>();
+  const exists = (code: string) =>
+    db.pool
+      .query('SELECT 1 FROM import_suppliers WHERE code = $1', [code])
+      .then(({ rowCount }) => rowCount === 1)
+      .catch((err: unknown) => {
+        logger.warn({ err }, 'supplier label not read');
+        return false;
       });
-    return loading;
-  };
   return {
     async label(code) {
       if (code === undefined) return 'none';
-      if (!known.has(code) && Date.now() - loadedAt > RELOAD_AFTER_MS) await load();
       if (known.has(code)) return code;
-      return known.size >= MAX_SUPPLIER_LABELS ? 'other' : 'unknown';
+      if (code.length > MAX_SUPPLIER_CODE_LENGTH) return 'unknown';
+      if (!(await exists(code))) return 'unknown';
+      if (known.size >= MAX_SUPPLIER_LABELS) return 'other';
+      known.add(code);
+      return code;
     },
   };
 }
