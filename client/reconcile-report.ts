@@ -69,7 +69,7 @@ export async function compare(
 /** The open report file and the running totals over the accounts written so far. */
 class ReportWriter {
   private readonly fd: number;
-  private readonly totals = new Map(FIGURES.map((f) => [f.name, { expected: zero, found: zero }]));
+  private readonly totals = emptyTotals();
   private accounts = 0;
   private differing = 0;
 
@@ -93,15 +93,8 @@ class ReportWriter {
   account(account: string, platform: string, found: Figures): void {
     const want = this.expected.get(account) ?? new Map<string, Decimal>();
     this.expected.delete(account);
-    let differs = false;
-    const cells = FIGURES.flatMap((f) => {
-      const e = want.get(f.name) ?? zero;
-      const g = found.get(f.name) ?? zero;
-      const t = this.totals.get(f.name)!;
-      this.totals.set(f.name, { expected: t.expected.plus(e), found: t.found.plus(g) });
-      if (!g.eq(e)) differs = true;
-      return [e.toFixed(), g.toFixed(), g.minus(e).toFixed()];
-    });
+    const { cells, differences } = compareFigures(want, found, this.totals);
+    const differs = differences.length > 0;
     this.accounts++;
     if (differs) this.differing++;
     const status = platform === '' ? 'missing' : differs ? 'differs' : 'ok';
@@ -125,6 +118,32 @@ class ReportWriter {
       ),
     };
   }
+}
+
+/** Running totals of the expected and found figures, per figure name. */
+export type FigureTotals = Map<string, { expected: Decimal; found: Decimal }>;
+
+export const emptyTotals = (): FigureTotals => new Map(FIGURES.map((f) => [f.name, { expected: zero, found: zero }]));
+
+/**
+ * One account's figures, expected against found: the CSV cells (expected, found, difference per figure),
+ * the figures that differ (`name: expected → found`), and both added to `totals`.
+ */
+export function compareFigures(
+  want: Figures,
+  found: Figures,
+  totals: FigureTotals,
+): { cells: string[]; differences: string[] } {
+  const differences: string[] = [];
+  const cells = FIGURES.flatMap((f) => {
+    const e = want.get(f.name) ?? zero;
+    const g = found.get(f.name) ?? zero;
+    const t = totals.get(f.name)!;
+    totals.set(f.name, { expected: t.expected.plus(e), found: t.found.plus(g) });
+    if (!g.eq(e)) differences.push(`${f.name}: ${e.toFixed()} → ${g.toFixed()}`);
+    return [e.toFixed(), g.toFixed(), g.minus(e).toFixed()];
+  });
+  return { cells, differences };
 }
 
 export function formatSummary(s: ReconcileSummary, out: string): string {

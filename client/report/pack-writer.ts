@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { FIGURES } from '../../shared/reconciliation/reconciliation.figures';
 import { csvCell } from '../../shared/staff/csv';
 import { openPrivate } from '../private-files';
+import { compareFigures, emptyTotals } from '../reconcile-report';
 import { Exact, type Figures } from '../reconciliation-row';
 import { printable } from '../terminal-text';
 import { PACK_TAIL, packHead, tableRow, type PackSummary } from './report-html';
@@ -17,7 +18,7 @@ const zero = new Exact(0);
 export class PackWriter {
   private readonly csv: number;
   private readonly rows: number;
-  private readonly totals = new Map(FIGURES.map((f) => [f.name, { expected: zero, found: zero }]));
+  private readonly totals = emptyTotals();
   /** Accounts the service lists: "never created" is what was sent and is not among them. */
   readonly listed = new Set<string>();
   accounts = 0;
@@ -50,15 +51,7 @@ export class PackWriter {
     const want = this.expected.get(account) ?? new Map<string, Decimal>();
     this.expected.delete(account);
     if (platform !== '') this.listed.add(account);
-    const diffs: string[] = [];
-    const figures = FIGURES.flatMap((f) => {
-      const e = want.get(f.name) ?? zero;
-      const g = found.get(f.name) ?? zero;
-      const t = this.totals.get(f.name)!;
-      this.totals.set(f.name, { expected: t.expected.plus(e), found: t.found.plus(g) });
-      if (!g.eq(e)) diffs.push(`${f.name}: ${e.toFixed()} → ${g.toFixed()}`);
-      return [e.toFixed(), g.toFixed(), g.minus(e).toFixed()];
-    });
+    const { cells: figures, differences: diffs } = compareFigures(want, found, this.totals);
     const status = platform === '' ? 'missing' : diffs.length > 0 ? 'differs' : 'ok';
     this.accounts++;
     if (diffs.length > 0) this.differing++;
