@@ -8,7 +8,9 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Router, type Express, type RequestHandler } from 'express';
 import { AppError } from '../../shared/platform/errors';
 import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
+import { unconfiguredVendors, type Config } from '../../shared/platform/config';
 import type { JobQueues } from '../../shared/platform/queues';
+import { paymentInstructionJob } from '../../shared/payment-instructions/payment-instruction.job';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
@@ -21,13 +23,25 @@ import { requireStaff, staffOf } from './session';
 
 export const BOARD_PATH = '/admin/queues';
 
-function createBoard(queues: JobQueues, readOnlyMode: boolean): Express {
+/**
+ * The board's note on a queue: the payment-instruction queue names a vendor this service has no key for,
+ * so its refusals (400 vendor_not_configured) do not read as the vendor failing.
+ */
+function queueNotes(config: Pick<Config, 'STRIPE_SECRET_KEY'>): Record<string, string> {
+  const vendors = unconfiguredVendors(config);
+  if (vendors.length === 0) return {};
+  return {
+    [paymentInstructionJob.queue]: `Payment vendor ${vendors.join(', ')}: not configured (STRIPE_SECRET_KEY is not set). Its instructions are refused at once with vendor_not_configured; this is not an outage.`,
+  };
+}
+
+function createBoard(queues: JobQueues, readOnlyMode: boolean, notes: Record<string, string>): Express {
   const adapter = new ExpressAdapter().setBasePath(BOARD_PATH);
   // One adapter per queue (several job kinds may share a queue).
   const boardQueues = REQUEST_QUEUES.map((name) => {
     // A completed job's request is answered: retrying it would run nothing (see board-page.ts). The
     // adapter takes allowCompletedRetries, which its declared options type leaves out.
-    const options = { readOnlyMode, allowCompletedRetries: false };
+    const options = { readOnlyMode, allowCompletedRetries: false, description: notes[name] ?? '' };
     const queue = new BullMQAdapter(queues.queue(name), options);
     queue.setFormatter('data', (data) => redactJobValue(data));
     queue.setFormatter('returnValue', (value) => redactJobValue(value));
@@ -83,12 +97,13 @@ function redactForSupport(): RequestHandler {
 }
 
 export function queueRoutes(
-  deps: { queues: JobQueues; logger: Logger; db: Database; now?: () => Date },
+  deps: { queues: JobQueues; logger: Logger; db: Database; config: Pick<Config, 'STRIPE_SECRET_KEY'>; now?: () => Date },
   secure: boolean | 'auto',
 ): Router {
+  const notes = queueNotes(deps.config);
   const boards: Record<StaffRoleName, Express> = {
-    operator: createBoard(deps.queues, false),
-    support: createBoard(deps.queues, true),
+    operator: createBoard(deps.queues, false, notes),
+    support: createBoard(deps.queues, true, notes),
   };
   const router = Router();
   router.use(

@@ -274,6 +274,8 @@ export const ERRORS = {
             "The PaymentMethod's Stripe customer is bound to another organisation (the first whose instruction used it).",
           stripe_customer_not_recorded:
             'The service requires a recorded Stripe customer (STRIPE_REQUIRE_RECORDED_CUSTOMER) and the account has none.',
+          vendor_not_configured:
+            "The service was not given the vendor's key (STRIPE_SECRET_KEY): answered at once, the vendor not asked, nothing written. Not an outage: do not retry until the platform team sets the key.",
         },
         500: {
           vendor_unavailable:
@@ -301,6 +303,7 @@ export const ERRORS = {
       payment_method_customer_mismatch: 'Reported on `reference`.',
       payment_method_customer_of_another_organisation: 'Reported on `reference`.',
       stripe_customer_not_recorded: 'Reported on `non_field_errors`.',
+      vendor_not_configured: 'Reported on `vendor`.',
     },
   },
   requestAnswer: {

@@ -58,7 +58,7 @@ export async function prepare(
   for (const vendor of unconfiguredVendors(config)) {
     logger.warn(
       { vendor },
-      `${vendor} is not configured (STRIPE_SECRET_KEY): its payment instructions will answer 500 vendor_unavailable`,
+      `${vendor} is not configured (STRIPE_SECRET_KEY): its payment instructions will answer 400 vendor_not_configured`,
     );
   }
   return { config, logger };
