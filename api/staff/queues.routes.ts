@@ -97,7 +97,13 @@ function redactForSupport(): RequestHandler {
 }
 
 export function queueRoutes(
-  deps: { queues: JobQueues; logger: Logger; db: Database; config: Pick<Config, 'STRIPE_SECRET_KEY'>; now?: () => Date },
+  deps: {
+    queues: JobQueues;
+    logger: Logger;
+    db: Database;
+    config: Pick<Config, 'STRIPE_SECRET_KEY'>;
+    now?: () => Date;
+  },
   secure: boolean | 'auto',
 ): Router {
   const notes = queueNotes(deps.config);
