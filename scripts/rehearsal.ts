@@ -1,7 +1,8 @@
 // `npm run rehearsal`: a whole migration on this machine. Sets up the supplier with the admin CLI,
 // creates the accounts through the API with the client (`send accounts`), generates transactions,
-// notes and statements files with a known sprinkling of invalid lines, sends
-// them with the data-import client against the service started as `npm start` starts it, SIGKILLs the
+// notes, statements and payment-instruction files with a known sprinkling of invalid lines, sends
+// them with the data-import client against the service started as `npm start` starts it (its payment
+// vendor the local fake, `npm run fake-vendor`, knowing the file's cards), SIGKILLs the
 // client halfway through the transactions and resumes from the journal, then checks that failed.ndjson
 // holds exactly the invalid lines, that the reconciliation shows no difference, and that a second run
 // of the same files adds nothing. Prints the timings; sizes scale by flags (see OPTIONS).
@@ -12,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { build, freePort, spawnService, untilReady } from '../bench/service';
 import { dropDatabase, ensureDatabase } from '../prisma/migrate';
-import { runAdmin, runClient, say } from './rehearsal/child-runs';
+import { runAdmin, runClient, say, startFakeVendor } from './rehearsal/child-runs';
 import { API_KEY, generateFiles, SUPPLIER, type RehearsalFiles, type Sizes } from './rehearsal/rehearsal-files';
 
 const OPTIONS = {
@@ -20,6 +21,7 @@ const OPTIONS = {
   transactions: { type: 'string', default: '1000000' },
   notes: { type: 'string', default: '100000' },
   statements: { type: 'string', default: '50000' },
+  'payment-instructions': { type: 'string', default: '10000' },
   'invalid-every': { type: 'string', default: '10000' },
   concurrency: { type: 'string', default: '16' },
   database: { type: 'string', default: 'data_import_rehearsal' },
@@ -42,7 +44,8 @@ async function storedCounts(databaseUrl: string): Promise<Record<string, number>
   await db.connect();
   const { rows } = await db.query<Record<string, number>>(
     `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM transactions)::int AS transactions, (SELECT count(*) FROM notes)::int AS notes,
-            (SELECT count(*) FROM historical_statements)::int AS statements`,
+            (SELECT count(*) FROM historical_statements)::int AS statements,
+            (SELECT count(*) FROM payment_instructions)::int AS payment_instructions`,
   );
   await db.end();
   return rows[0]!;
@@ -79,6 +82,7 @@ async function main(): Promise<number> {
     transactions: Number(values.transactions),
     notes: Number(values.notes),
     statements: Number(values.statements),
+    paymentInstructions: Number(values['payment-instructions']),
     invalidEvery: Number(values['invalid-every']),
   };
   const dir = path.resolve(values.dir ?? path.join(tmpdir(), `data-import-rehearsal-${Date.now()}`));
@@ -91,7 +95,9 @@ async function main(): Promise<number> {
     for (const file of files.applyFiles) await runAdmin(file, databaseUrl);
   });
   if (values.runtime === 'dist') await timed('build', build);
-  const service = await startService(values.runtime === 'tsx' ? 'tsx' : 'dist', dir, databaseUrl);
+  const runtime = values.runtime === 'tsx' ? 'tsx' : 'dist';
+  const vendor = await startFakeVendor(runtime, files.vendorReferences);
+  const service = await startService(runtime, dir, { DATABASE_URL: databaseUrl, ...vendor.env });
   try {
     await untilReady(service.base, 120_000);
     const env = { DATA_IMPORT_URL: service.base, DATA_IMPORT_API_KEY: API_KEY };
@@ -111,6 +117,7 @@ async function main(): Promise<number> {
     return await rehearse(r);
   } finally {
     await service.stop();
+    await vendor.stop();
   }
 }
 
@@ -131,14 +138,14 @@ function stepRecorder(dir: string, sizes: Sizes): Pick<Rehearsal, 'timings' | 'c
 }
 
 /** The service as `npm start` starts it, on a free port, with rate limits out of the way. */
-async function startService(runtime: 'tsx' | 'dist', dir: string, databaseUrl: string) {
+async function startService(runtime: 'tsx' | 'dist', dir: string, settings: Record<string, string>) {
   const port = await freePort();
   return spawnService('start', {
     runtime,
     port,
     logFile: path.join(dir, 'service.log'),
     env: {
-      DATABASE_URL: databaseUrl,
+      ...settings,
       QUEUE_PREFIX: `{rehearsal-${process.pid}}`,
       ORG_RATE_LIMIT_PER_MINUTE: '100000000',
       TOKEN_SECRET: 'rehearsal-token-secret-of-at-least-32-characters',
@@ -194,7 +201,7 @@ function send(r: Rehearsal, kind: string, file: string, journal: string, killAtL
 
 function reconcile(r: Rehearsal, out: string) {
   const { files } = r;
-  const inputs = [files.accounts, files.notes, files.statements, files.transactions];
+  const inputs = [files.accounts, files.notes, files.statements, files.transactions, files.paymentInstructions];
   return runClient(
     ['reconcile', '--supplier', SUPPLIER, ...inputs, '--runs-dir', r.runsDir, '--out', path.join(r.dir, out)],
     r.env,
@@ -206,6 +213,9 @@ async function firstSends(r: Rehearsal) {
   const { files, checks } = r;
   const notes = await r.timed('send notes', () => send(r, 'notes', files.notes, 'notes-1'));
   const statements = await r.timed('send statements', () => send(r, 'statements', files.statements, 'statements-1'));
+  const payments = await r.timed('send payment instructions (fake vendor)', () =>
+    send(r, 'payment-instructions', files.paymentInstructions, 'payment-instructions-1'),
+  );
   const killed = await r.timed('send transactions until SIGKILL', () =>
     send(r, 'transactions', files.transactions, 'transactions-1', Math.floor(r.sizes.transactions / 2)),
   );
@@ -219,6 +229,10 @@ async function firstSends(r: Rehearsal) {
       files.invalid[kind],
     );
   }
+  checks['payment instructions: failed.ndjson is exactly the vendor refusals'] =
+    payments.summary.succeeded ===
+      Math.min(r.sizes.paymentInstructions, r.sizes.accounts) - files.invalid.paymentInstructions.length &&
+    sameLines(failedLines(path.join(r.runsDir, 'payment-instructions-1')), files.invalid.paymentInstructions);
   checks['transactions: nothing unprocessed after resume'] = resumed.summary.unprocessed === 0;
   return { notes, statements, killed, resumed };
 }
@@ -233,6 +247,10 @@ async function secondRun(r: Rehearsal): Promise<Record<string, number>> {
     await send(r, 'statements', files.statements, 'statements-2'),
     await send(r, 'transactions', files.transactions, 'transactions-2'),
   ]);
+  // A payment instruction already held answers 201 again (nothing added): only the stored count says.
+  await r.timed('second run of the payment instructions', () =>
+    send(r, 'payment-instructions', files.paymentInstructions, 'payment-instructions-2'),
+  );
   const after = await storedCounts(r.databaseUrl);
   r.checks['second run: nothing added'] =
     JSON.stringify(before) === JSON.stringify(after) && again.every((result) => result.summary.succeeded === 0);

@@ -89,6 +89,39 @@ function finalLinesSoFar(journal: string): number {
   return state.final;
 }
 
+export interface FakeVendor {
+  /** STRIPE_API_BASE and STRIPE_SECRET_KEY for the service. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** `npm run fake-vendor` (compiled, or through tsx) on a free port, with the rehearsal's references. */
+export async function startFakeVendor(runtime: 'dist' | 'tsx', references: string): Promise<FakeVendor> {
+  const entry = runtime === 'dist' ? ['dist/scripts/fake-vendor.js'] : ['--import', 'tsx', 'scripts/fake-vendor.ts'];
+  const child = spawn(process.execPath, [...entry, '--references', references, '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const settings = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = /^STRIPE_API_BASE=.*$/m.exec(out);
+      if (line) resolve(line[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`fake-vendor exited ${code} before serving`)));
+  });
+  say(`fake vendor: ${settings}`);
+  return {
+    env: Object.fromEntries(settings.split(' ').map((pair) => pair.split('=') as [string, string])),
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 export function runAdmin(file: string, databaseUrl: string): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'apply', file], {
     cwd: ROOT,

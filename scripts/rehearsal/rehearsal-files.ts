@@ -1,6 +1,8 @@
 // The rehearsal's input: the supplier and organisation as an admin `apply` file, the accounts as the
 // client's NDJSON (one account per line, created through the API), and transactions (NDJSON), notes
-// (NDJSON) and statements (CSV) spread over those accounts, with a known sprinkling of invalid lines.
+// (NDJSON) and statements (CSV) spread over those accounts, and payment instructions (NDJSON, one card per
+// account, for the local fake vendor: its references file is written beside them), with a known
+// sprinkling of invalid lines.
 // Deterministic: the same sizes always give the same files, so a second run sends the very same data.
 import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +12,8 @@ export interface Sizes {
   transactions: number;
   notes: number;
   statements: number;
+  /** One card per account, for the first this many accounts. */
+  paymentInstructions: number;
   /** One invalid line in this many (at a fixed offset within each block). */
   invalidEvery: number;
 }
@@ -21,8 +25,11 @@ export interface RehearsalFiles {
   transactions: string;
   notes: string;
   statements: string;
+  paymentInstructions: string;
+  /** The PaymentMethods the fake vendor knows (`npm run fake-vendor -- --references`). */
+  vendorReferences: string;
   /** Line numbers of the lines that must end in failed.ndjson, per file. */
-  invalid: { transactions: number[]; notes: number[]; statements: number[] };
+  invalid: { transactions: number[]; notes: number[]; statements: number[]; paymentInstructions: number[] };
 }
 
 export const SUPPLIER = 'REHEARSAL_ENERGY';
@@ -41,13 +48,18 @@ async function writeLines(file: string, count: number, line: (n: number) => stri
 const isInvalid = (n: number, every: number) => n % every === Math.floor(every / 2);
 
 export async function generateFiles(dir: string, sizes: Sizes): Promise<RehearsalFiles> {
-  const invalid: RehearsalFiles['invalid'] = { transactions: [], notes: [], statements: [] };
+  const invalid: RehearsalFiles['invalid'] = { transactions: [], notes: [], statements: [], paymentInstructions: [] };
   const applyFiles = writeSetup(dir);
   const accounts = await writeAccounts(dir, sizes);
   const transactions = await writeTransactions(dir, sizes, invalid.transactions);
   const notes = await writeNotes(dir, sizes, invalid.notes);
   const statements = await writeStatements(dir, sizes, invalid.statements);
-  return { applyFiles, accounts, transactions, notes, statements, invalid };
+  const { paymentInstructions, vendorReferences } = await writePaymentInstructions(
+    dir,
+    sizes,
+    invalid.paymentInstructions,
+  );
+  return { applyFiles, accounts, transactions, notes, statements, paymentInstructions, vendorReferences, invalid };
 }
 
 /** The supplier and organisation, for `admin apply` (the platform team's step). */
@@ -160,4 +172,37 @@ async function writeStatements(dir: string, sizes: Sizes, invalid: number[]): Pr
     'import_supplier,external_account_number,statement_id,bill_period_from_date,bill_period_to_date,gross_amount',
   );
   return statements;
+}
+
+/**
+ * One STRIPE card per account, and the fake vendor's references file. Invalid lines name a card the
+ * vendor does not know (payment_instruction_not_found_at_vendor) or one it knows as expired
+ * (payment_method_card_expired): the vendor's refusals, rehearsed.
+ */
+async function writePaymentInstructions(
+  dir: string,
+  sizes: Sizes,
+  invalid: number[],
+): Promise<{ paymentInstructions: string; vendorReferences: string }> {
+  const paymentInstructions = path.join(dir, 'payment-instructions.ndjson');
+  const references: string[] = ["# the rehearsal's cards, for npm run fake-vendor -- --references"];
+  await writeLines(paymentInstructions, Math.min(sizes.paymentInstructions, sizes.accounts), (n) => {
+    let reference = `pm_rehearsal_${n}`;
+    if (!isInvalid(n, sizes.invalidEvery)) references.push(reference);
+    else {
+      invalid.push(n);
+      reference = n % 2 ? `pm_rehearsal_unknown_${n}` : `pm_rehearsal_expired_${n}`;
+      if (n % 2 === 0) references.push(JSON.stringify({ reference, exp_year: 2020 }));
+    }
+    return JSON.stringify({
+      import_supplier: SUPPLIER,
+      external_account_number: accountNumber(n - 1),
+      vendor: 'STRIPE',
+      type: 'CARD',
+      reference,
+    });
+  });
+  const vendorReferences = path.join(dir, 'vendor-references.txt');
+  writeFileSync(vendorReferences, references.join('\n') + '\n');
+  return { paymentInstructions, vendorReferences };
 }

@@ -1,6 +1,7 @@
 // `npm run rehearsal` at toy size, so the script cannot rot: accounts through the client, files with
-// invalid lines, a SIGKILL halfway through the transactions and a resume, failed.ndjson exactly the
-// invalid lines, a zero-difference reconciliation, and a second run that adds nothing.
+// invalid lines, payment instructions against the local fake vendor, a SIGKILL halfway through the
+// transactions and a resume, failed.ndjson exactly the invalid lines, a zero-difference reconciliation,
+// and a second run that adds nothing.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,7 +67,9 @@ it('rehearses a small migration end to end and every check holds', async () => {
     failed: [],
     stderr: '',
   });
-  expect(stdout.match(/^ {2}ok {3}/gm)).toHaveLength(9);
+  expect(stdout.match(/^ {2}ok {3}/gm)).toHaveLength(10);
+  expect(stdout).toContain('ok   payment instructions: failed.ndjson is exactly the vendor refusals');
+  expect(stdout).toContain('"payment_instructions":118');
   expect(stdout).toContain('"accounts":120,"transactions":2940');
   for (const kind of ['accounts', 'notes', 'statements', 'transactions'])
     expect(stdout).toMatch(new RegExp(`rate: ${kind} \\(first send\\) +\\d+ lines/s`));
