@@ -69,7 +69,7 @@ function usage(): string {
     '',
     ...COMMANDS.flatMap((c) => [`  ${c.name} ${c.args}`, `        ${c.summary}`]),
     '',
-    `kinds: ${KINDS.join(', ')}`,
+    `kinds: accounts, ${KINDS.join(', ')}`,
     `each command's options, with their defaults: ${PROGRAM} <command> --help (or ${PROGRAM} help <command>)`,
     'environment: DATA_IMPORT_URL (instead of --url), DATA_IMPORT_API_KEY (instead of --api-key-file)',
     '',

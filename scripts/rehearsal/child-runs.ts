@@ -5,6 +5,14 @@ import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
 
+/** Whether the client and admin run compiled (dist/, as `npm run client` and `npm run admin` do) or through tsx. */
+let compiled = false;
+
+/** From here on, the client and admin run from dist/ (built by the caller). */
+export function runCompiled(): void {
+  compiled = true;
+}
+
 /** One progress line on stderr. */
 export const say = (message: string) => process.stderr.write(`rehearsal: ${message}\n`);
 
@@ -26,7 +34,8 @@ export function runClient(
   const started = performance.now();
   // Progress is a send/resume option: reconcile prints none.
   const progress = args[0] === 'reconcile' ? [] : ['--progress-interval', '1'];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'client/main.ts', ...args, '--json', ...progress], {
+  const entry = compiled ? ['dist/client/main.js'] : ['--import', 'tsx', 'client/main.ts'];
+  const child = spawn(process.execPath, [...entry, ...args, '--json', ...progress], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -123,7 +132,8 @@ export async function startFakeVendor(runtime: 'dist' | 'tsx', references: strin
 }
 
 export function runAdmin(file: string, databaseUrl: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'apply', file], {
+  const entry = compiled ? ['dist/scripts/admin.js'] : ['--import', 'tsx', 'scripts/admin.ts'];
+  const child = spawn(process.execPath, [...entry, 'apply', file], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -13,6 +13,14 @@ import { issueApiKey } from './organisations.use-cases';
 import { applyProduct } from './products.use-cases';
 import { checkSupplierReferences, upsertSupplier } from './suppliers.use-cases';
 
+/**
+ * The most accounts a JSON file may carry. They are applied one by one inside the file's one
+ * transaction (all or nothing), which has 120 s; a larger list belongs in the streamed NDJSON/CSV form
+ * (account-file.use-case.ts: set-based, committed in chunks, resumable), and is refused at once with the
+ * commands that move it there rather than failing after two minutes.
+ */
+export const MAX_JSON_ACCOUNTS = 5_000;
+
 export interface ApplyReport {
   suppliers: string[];
   /** `api_key` appears only when one was generated: it is shown this once. */
@@ -40,7 +48,30 @@ export async function applyJsonFile(db: Database, path: string): Promise<ApplyRe
       `${path} is not valid JSON: ${(err as Error).message}`,
     );
   }
+  refuseLargeAccountList(path, input);
   return applyFile(db, input);
+}
+
+const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+function refuseLargeAccountList(path: string, input: unknown): void {
+  const accounts = (input as { accounts?: unknown } | null)?.accounts;
+  if (!Array.isArray(accounts) || accounts.length <= MAX_JSON_ACCOUNTS) return;
+  const ndjson = `${path.replace(/\.json$/i, '')}.accounts.ndjson`;
+  const split =
+    `node -e 'for (const a of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).accounts) ` +
+    `console.log(JSON.stringify(a))' ${shellQuoted(path)} > ${shellQuoted(ndjson)}`;
+  throw ValidationError.single(
+    'accounts',
+    'too_many_accounts_for_json',
+    [
+      `${path} has ${accounts.length} accounts; a JSON file takes at most ${MAX_JSON_ACCOUNTS} (applied one by one in one transaction). Nothing was applied.`,
+      'Apply large account lists in the streamed form (set-based, committed in chunks of 2,000, resumable):',
+      `  ${split}`,
+      `  then remove "accounts" from ${path} and apply it for the suppliers and organisations, and`,
+      `  npm run --silent admin -- apply ${shellQuoted(ndjson)}`,
+    ].join('\n'),
+  );
 }
 
 export async function applyFile(db: Database, input: unknown): Promise<ApplyReport> {
