@@ -6,11 +6,8 @@
 // it only checks that none is pending, as the service does). The commands themselves are declared by
 // group in scripts/admin/.
 import { parseArgs } from 'node:util';
-import { hasPendingMigrations, migrate, schemaProblem } from '../prisma/migrate';
-import { loadConfig } from '../shared/platform/config';
-import { createDatabase, type Database } from '../shared/platform/db';
+import type { Database } from '../shared/platform/db';
 import { AppError, ValidationError } from '../shared/platform/errors';
-import { checkPostgres } from '../shared/platform/preflight';
 import { ACCOUNT_COMMANDS } from './admin/accounts';
 import { API_KEY_COMMANDS } from './admin/api-keys';
 import { APPLY_COMMANDS } from './admin/apply';
@@ -109,6 +106,14 @@ async function main(argv: string[]): Promise<number> {
   }
   let db: Database | undefined;
   try {
+    // Loaded only to run a command: help needs none of them (the Prisma client is most of a start).
+    const [{ hasPendingMigrations, migrate, schemaProblem }, { loadConfig }, { createDatabase }, { checkPostgres }] =
+      await Promise.all([
+        import('../prisma/migrate'),
+        import('../shared/platform/config'),
+        import('../shared/platform/db'),
+        import('../shared/platform/preflight'),
+      ]);
     const config = loadConfig();
     // As the service: migrate first (creating a missing database), or with MIGRATE_ON_START=false
     // (a runtime role) only check that the schema is this build's.

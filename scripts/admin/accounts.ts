@@ -1,6 +1,5 @@
 // `admin accounts …`: one account at a time by supplier and external number, or a whole NDJSON/CSV file.
-import { cancelAccountCreation } from '../../shared/account-import/account-creation.use-cases';
-import { applyAccountFile, type AccountFileReport } from '../../shared/admin/account-file.use-case';
+import type { AccountFileReport } from '../../shared/admin/account-file.use-case';
 import { listAccounts, putAccount, showAccount } from '../../shared/admin/accounts.use-cases';
 import { formatOf } from '../../shared/admin/record-file';
 import type { Database } from '../../shared/platform/db';
@@ -20,6 +19,8 @@ export async function loadAccountFile(db: Database, file: string, state?: Accoun
       `${file}: use .ndjson (or .jsonl) or .csv${state ? '' : ', or .json'}.`,
     );
   }
+  // Loaded when used, as cancel's below: `admin help` and `--help` need neither (they load BullMQ).
+  const { applyAccountFile } = await import('../../shared/admin/account-file.use-case');
   const report = await applyAccountFile(db, file, format, {
     state,
     onChunk: (r, line) =>
@@ -109,6 +110,9 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     args: ['<supplier>', '<external_account_number>'],
     description: 'Cancel a PENDING account creation (a v2 schedule): its job, when it starts, creates nothing.',
     details: 'Answers {"cancelled": false} when the creation is not PENDING (running, done, or never scheduled).',
-    run: (db, [supplier, external]) => cancelAccountCreation(db, supplier!, external!, new Date()),
+    run: async (db, [supplier, external]) => {
+      const { cancelAccountCreation } = await import('../../shared/account-import/account-creation.use-cases');
+      return cancelAccountCreation(db, supplier!, external!, new Date());
+    },
   },
 };
