@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
  * healthy: normal answers · slow: answers after `slowMs` · error500: api_error · rateLimited: 429 ·
  * refused: 400 invalid_request_error whose message describes the card, as Stripe's messages may.
  */
-export type FakeStripeMode = 'healthy' | 'slow' | 'error500' | 'rateLimited' | 'refused';
+type FakeStripeMode = 'healthy' | 'slow' | 'error500' | 'rateLimited' | 'refused';
 
 /** The message of a `refused` answer: card details the service must never pass on to its caller. */
 export const REFUSAL_WITH_CARD_DETAILS =
@@ -36,7 +36,7 @@ export interface FakePaymentMethod {
   [key: string]: unknown;
 }
 
-export interface FakeStripeRequest {
+interface FakeStripeRequest {
   method: string;
   path: string;
   mode: FakeStripeMode;
