@@ -2,6 +2,7 @@
 // how many items, dry run or not) and its answer (status and body), the same way for every endpoint
 // and on both sides (the API for what it answers itself, the worker for queued answers).
 import { codeOfErrorBody } from '../platform/errors';
+import { IdentifierField } from '../platform/fields';
 import { isStorableText } from '../platform/validation';
 
 /** What a ledger row says of the items it counts. */
@@ -36,6 +37,49 @@ const text = (value: unknown): string | null => {
   const cut = value.slice(0, MAX_TEXT);
   return isStorableText(cut) ? cut : null;
 };
+
+/**
+ * Where an endpoint's request names its account (its declaration's `ledger.subject`): the fields are
+ * read only when they pass the same rule the request's own schema checks them with, so a refused
+ * request still names its account when that part of it was valid.
+ */
+export interface LedgerSubjectFields {
+  /** The object that holds the fields (`payload` of a v2 schedule); the body itself when left out. */
+  within?: string;
+  supplier: string;
+  /** The account number's field, then any alias the endpoint also takes. */
+  account: readonly string[];
+  /** The list of items whose index an error's attr names; without one, the request is one item. */
+  list?: string;
+  /** Where the flag that makes it a dry run sits, from the body itself (`['task_params', 'is_dry_run']`). */
+  dryRun?: readonly string[];
+}
+
+const Identifier = IdentifierField(128);
+const identifier = (value: unknown): string | null => {
+  if (typeof value !== 'string' || value.length > 128) return null;
+  return Identifier.safeParse(value).success && isStorableText(value) ? value : null;
+};
+
+/** The subject of a request, read where its declaration says, by the rules that validate it. */
+export function readSubject(fields: LedgerSubjectFields, body: unknown): LedgerSubject {
+  const outer = isObject(body) ? body : {};
+  const inner = fields.within === undefined ? outer : outer[fields.within];
+  const r = isObject(inner) ? inner : {};
+  const list = fields.list !== undefined && Array.isArray(r[fields.list]) ? (r[fields.list] as unknown[]) : null;
+  const account = fields.account.map((f) => identifier(r[f])).find((v) => v !== null) ?? null;
+  return {
+    supplierCode: identifier(r[fields.supplier]),
+    externalAccountNumber: account,
+    items: list ? list.length : 1,
+    dryRun: fields.dryRun !== undefined && valueAt(outer, fields.dryRun) === true,
+    listField: list ? fields.list! : null,
+  };
+}
+
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
+}
 
 /**
  * The subject of a request body (`{options, request}` for queued transactions, the body itself

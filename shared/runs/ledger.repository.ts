@@ -32,7 +32,12 @@ function records(requests: LedgerRequest[]) {
   );
 }
 
-/** The rows of a request the API answered itself (a synchronous write, or a refusal before queueing). */
+/**
+ * The rows of a request the API answered itself (a synchronous write, or a refusal before queueing).
+ * A request naming a supplier the caller's organisation may not use (answered 404 like a missing
+ * account) is recorded without its supplier and account: what one organisation sends never shows on
+ * another's supplier or account.
+ */
 export async function insertEntries(
   db: Sql,
   caller: { organisationId: number; runId: string | null },
@@ -43,9 +48,11 @@ export async function insertEntries(
   await db.query(
     `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
                              http_status, dry_run, outcome, code, attr, items)
-     SELECT $1, $2, e.request_id, e.endpoint, e.supplier_code, e.external_account_number, e.http_status, e.dry_run,
+     SELECT $1, $2, e.request_id, e.endpoint, v.supplier_code, v.external_account_number, e.http_status, e.dry_run,
             e.outcome, e.code, e.attr, e.items
-       FROM jsonb_to_recordset($3::jsonb) AS e(${RECORD_COLUMNS})`,
+       FROM jsonb_to_recordset($3::jsonb) AS e(${RECORD_COLUMNS})
+       LEFT JOIN LATERAL (SELECT e.supplier_code, e.external_account_number FROM organisation_suppliers os
+                           WHERE os.organisation_id = $1 AND os.supplier_code = e.supplier_code) v ON true`,
     [caller.organisationId, caller.runId, JSON.stringify(rows)],
   );
 }

@@ -153,7 +153,7 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
     expect((await ledgerRows(runId)).map((r) => r.requestId)).toEqual(['r-89']);
   });
 
-  it('records a refused body whose account text no row can hold, without that text', async () => {
+  it('records a refused body whose supplier text no row can hold without that text, and so without its account', async () => {
     const runId = `nul-${uniqueSuffix()}`;
     const res = await post('notes/create', runId, {
       import_supplier: 'A\u0000B',
@@ -165,7 +165,8 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
       const found = await ledgerRows(runId);
       return found.length > 0 ? found : undefined;
     });
-    expect(rows[0]).toMatchObject({ outcome: 'refused', supplierCode: null, externalAccountNumber: 'E' });
+    // An account is recorded only under a supplier the caller may use: without a supplier, no account.
+    expect(rows[0]).toMatchObject({ outcome: 'refused', supplierCode: null, externalAccountNumber: null });
   });
 });
 
