@@ -23,6 +23,8 @@ export interface LedgerEntry {
   outcome: Outcome;
   code: string | null;
   attr: string | null;
+  /** A refusal's or failure's own words (cut to 255 characters); null for items that went through. */
+  detail?: string | null;
   items: number;
 }
 
@@ -102,8 +104,10 @@ export function subjectOf(body: unknown): LedgerSubject {
 export function entriesOf(subject: LedgerSubject, status: number, body: unknown): LedgerEntry[] {
   if (status < 400) return successEntries(subject, body);
   const code = codeOfErrorBody(body) ?? `http_${status}`;
-  if (status >= 500) return [{ outcome: 'failed', code, attr: null, items: subject.items }];
-  return refusalEntries(subject, code, isObject(body) && Array.isArray(body.errors) ? body.errors : []);
+  const detail = isObject(body) ? text(body.detail) : null;
+  if (status >= 500) return [{ outcome: 'failed', code, attr: null, detail, items: subject.items }];
+  const errors = isObject(body) && Array.isArray(body.errors) ? body.errors : [];
+  return refusalEntries(subject, { code, detail }, errors);
 }
 
 /** Per item status when the answer lists them (notes, transactions); otherwise every item went through. */
@@ -127,7 +131,12 @@ function successEntries(subject: LedgerSubject, body: unknown): LedgerEntry[] {
  * item once; the request's other items are `not_written`. Errors that name no item (an unknown
  * account) count every item, once.
  */
-function refusalEntries(subject: LedgerSubject, code: string, errors: unknown[]): LedgerEntry[] {
+function refusalEntries(
+  subject: LedgerSubject,
+  refusal: { code: string; detail: string | null },
+  errors: unknown[],
+): LedgerEntry[] {
+  const { code } = refusal;
   const rows: LedgerEntry[] = [];
   const itemsWithErrors = new Set<number>();
   const overflow = new Map<string, number>();
@@ -135,16 +144,18 @@ function refusalEntries(subject: LedgerSubject, code: string, errors: unknown[])
   for (const e of errors.slice(0, subject.items * 50 + 50)) {
     const errorCode = (isObject(e) && text(e.code)) || code;
     const attr = isObject(e) ? text(e.attr) : null;
+    const detail = (isObject(e) && text(e.detail)) || refusal.detail;
     const item = itemOf(subject.listField, attr);
     const counted = item === undefined ? (whole ? 0 : subject.items) : itemsWithErrors.has(item) ? 0 : 1;
     if (item === undefined) whole = true;
     else itemsWithErrors.add(item);
     if (rows.length < MAX_ENTRIES_PER_REQUEST - 1)
-      rows.push({ outcome: 'refused', code: errorCode, attr, items: counted });
+      rows.push({ outcome: 'refused', code: errorCode, attr, detail, items: counted });
     else overflow.set(errorCode, (overflow.get(errorCode) ?? 0) + counted);
   }
   for (const [c, items] of overflow) rows.push({ outcome: 'refused', code: c, attr: null, items });
-  if (rows.length === 0) return [{ outcome: 'refused', code, attr: null, items: subject.items }];
+  if (rows.length === 0)
+    return [{ outcome: 'refused', code, attr: null, detail: refusal.detail, items: subject.items }];
   const rest = whole ? 0 : subject.items - itemsWithErrors.size;
   if (rest > 0) rows.push({ outcome: 'not_written', code: null, attr: null, items: rest });
   return rows;

@@ -13,7 +13,7 @@ export interface LedgerRequest {
 }
 
 const RECORD_COLUMNS = `request_id text, endpoint text, supplier_code text, external_account_number text,
-                        http_status int, dry_run boolean, outcome text, code text, attr text, items int`;
+                        http_status int, dry_run boolean, outcome text, code text, attr text, detail text, items int`;
 
 function records(requests: LedgerRequest[]) {
   return requests.flatMap((r) =>
@@ -27,6 +27,7 @@ function records(requests: LedgerRequest[]) {
       outcome: e.outcome,
       code: e.code,
       attr: e.attr,
+      detail: e.detail ?? null,
       items: e.items,
     })),
   );
@@ -47,9 +48,9 @@ export async function insertEntries(
   if (rows.length === 0) return;
   await db.query(
     `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
-                             http_status, dry_run, outcome, code, attr, items)
+                             http_status, dry_run, outcome, code, attr, detail, items)
      SELECT $1, $2, e.request_id, e.endpoint, v.supplier_code, v.external_account_number, e.http_status, e.dry_run,
-            e.outcome, e.code, e.attr, e.items
+            e.outcome, e.code, e.attr, e.detail, e.items
        FROM jsonb_to_recordset($3::jsonb) AS e(${RECORD_COLUMNS})
        LEFT JOIN LATERAL (SELECT e.supplier_code, e.external_account_number FROM organisation_suppliers os
                            WHERE os.organisation_id = $1 AND os.supplier_code = e.supplier_code) v ON true`,
@@ -66,9 +67,9 @@ export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): P
   if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
-                             http_status, dry_run, outcome, code, attr, items)
+                             http_status, dry_run, outcome, code, attr, detail, items)
      SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, e.supplier_code, e.external_account_number,
-            e.http_status, e.dry_run, e.outcome, e.code, e.attr, e.items
+            e.http_status, e.dry_run, e.outcome, e.code, e.attr, e.detail, e.items
        FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
        JOIN request_results r ON r.id = e.request_id`,
     [JSON.stringify(rows)],
