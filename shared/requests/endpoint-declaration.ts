@@ -16,7 +16,7 @@ import type { LedgerSubjectFields } from '../runs/ledger-entries';
 import type { AnyQueuedRequestJob } from './job-declaration';
 
 /** What the OpenAPI document says of an endpoint beyond its method, path and error codes. */
-export interface EndpointDocs {
+interface EndpointDocs {
   tag: string;
   summary: string;
   /** The prose; the table of error codes is appended from `errors`. */

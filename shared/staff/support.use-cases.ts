@@ -1,7 +1,6 @@
 // The support page's questions: which suppliers exist, how far each migration has got, which
 // accounts are pending or imported, and what one account holds.
-import { streamProcessList } from '../accounts/account.repository';
-import { STATUS_BY_STATE } from '../accounts/account.use-cases';
+import { STATUS_BY_STATE, streamProcessList } from '../accounts/account.use-cases';
 import type { Database } from '../platform/db';
 import { supplierNotFound } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
