@@ -2,33 +2,17 @@
 // the jobs of the job catalog: for each endpoint, in order, the steps its declaration asks for before
 // its handler — the run ledger for a write it records, the queued-write cap for a request that waits
 // for its job, a stream slot for a streamed answer, the query-parameter check. The handlers themselves
-// are registered at `routeOf(declaration)` by the component's routes file (api/routes/).
-import express, { type Request, type RequestHandler } from 'express';
+// are registered at `routeOf(declaration)` (api/endpoint-path.ts) by the component's routes file (api/routes/).
+import express, { type RequestHandler } from 'express';
 import { DATA_IMPORT_ENDPOINTS, ledgerEndpointOf } from '../shared/catalog/endpoints';
 import type { Config } from '../shared/platform/config';
-import { expressPath, waitsForJob, type EndpointDeclaration } from '../shared/requests/endpoint-declaration';
+import { waitsForJob, type EndpointDeclaration } from '../shared/requests/endpoint-declaration';
+import { MOUNTS, routeOf, type Mount } from './endpoint-path';
 import { callerOf } from './auth/authenticate';
 import { ConcurrencySlots, holdSlot } from './load-shedding';
 import { onlyQueryParameters } from './routes/query-parameters';
 import { recordRun, type LedgerContext } from './run-ledger';
 import { holdStreamSlot, type StreamSlots } from './streaming';
-
-const MOUNTS = { v1: '/v1/data-import', v2: '/v2/data-import' } as const;
-type Mount = keyof typeof MOUNTS;
-
-/** The declaration's path under its router's mount (`/v1/data-import`), in Express's form. */
-export function routeOf(declaration: EndpointDeclaration): string {
-  const mount = Object.values(MOUNTS).find((m) => declaration.path.startsWith(`${m}/`));
-  if (mount === undefined) throw new Error(`${declaration.operationId}: ${declaration.path} is under no mount`);
-  return expressPath(declaration.path.slice(mount.length));
-}
-
-/** A path parameter of a declared endpoint (the route matched, so it is there). */
-export function paramOf(req: Request, name: string): string {
-  const value = req.params[name];
-  if (typeof value !== 'string') throw new Error(`the route has no path parameter ${name}`);
-  return value;
-}
 
 /** What the steps share across endpoints: one queued-write cap and the process's stream slots per app. */
 export interface EndpointSteps {
@@ -42,10 +26,20 @@ export function declaredEndpoints(mount: Mount, deps: EndpointSteps): express.Ro
   const router = express.Router();
   const cap = queuedWriteCap(deps.config);
   for (const declaration of DATA_IMPORT_ENDPOINTS.filter((e) => e.path.startsWith(`${MOUNTS[mount]}/`))) {
-    const steps = stepsOf(declaration, deps, cap);
-    if (steps.length > 0) router[declaration.method](routeOf(declaration), ...steps);
+    if (hasSteps(declaration)) router[declaration.method](routeOf(declaration), ...stepsOf(declaration, deps, cap));
   }
   return router;
+}
+
+/** Whether the endpoint has steps before its handler (then its path is registered twice: steps, handler). */
+export function hasSteps(declaration: EndpointDeclaration): boolean {
+  return (
+    declaration.ledger !== undefined ||
+    waitsForJob(declaration) ||
+    declaration.streams === true ||
+    declaration.method === 'post' ||
+    declaration.query !== undefined
+  );
 }
 
 function stepsOf(declaration: EndpointDeclaration, deps: EndpointSteps, cap: RequestHandler): RequestHandler[] {

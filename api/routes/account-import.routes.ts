@@ -20,7 +20,7 @@ import {
 } from '../../shared/account-import/account-import.endpoint';
 import { pathOf } from '../../shared/requests/endpoint-declaration';
 import { callerOf } from '../auth/authenticate';
-import { paramOf, routeOf } from '../endpoint-routes';
+import { paramOf, routeOf } from '../endpoint-path';
 import type { AppDeps } from '../app-deps';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 

@@ -8,7 +8,7 @@ import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
-import { paramOf, routeOf } from '../endpoint-routes';
+import { paramOf, routeOf } from '../endpoint-path';
 import { watchDeliveryRate, type StreamSlots } from '../streaming';
 
 export interface AccountRouteDeps {

@@ -6,7 +6,7 @@ import { createNotes } from '../../shared/notes/note.use-cases';
 import { parseOrThrow } from '../../shared/platform/validation';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { routeOf } from '../endpoint-routes';
+import { routeOf } from '../endpoint-path';
 
 export function noteRoutes(deps: AppDeps): Router {
   const router = Router();

@@ -5,7 +5,7 @@ import { createPaymentInstructionEndpoint } from '../../shared/payment-instructi
 import { requestPaymentInstruction } from '../../shared/payment-instructions/payment-instruction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { routeOf } from '../endpoint-routes';
+import { routeOf } from '../endpoint-path';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function paymentInstructionRoutes(deps: AppDeps): Router {

@@ -12,7 +12,7 @@ import { reconciliationEndpoint } from '../../shared/reconciliation/reconciliati
 import type { ReconciliationDbRow } from '../../shared/reconciliation/reconciliation.repository';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
-import { paramOf, routeOf } from '../endpoint-routes';
+import { paramOf, routeOf } from '../endpoint-path';
 import { watchDeliveryRate } from '../streaming';
 import type { AccountRouteDeps } from './accounts.routes';
 

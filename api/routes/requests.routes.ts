@@ -4,7 +4,7 @@
 import { Router } from 'express';
 import { requestAnswerEndpoint } from '../../shared/requests/request-answer.endpoint';
 import { callerOf } from '../auth/authenticate';
-import { paramOf, routeOf } from '../endpoint-routes';
+import { paramOf, routeOf } from '../endpoint-path';
 import type { AppDeps } from '../app-deps';
 import { sendQueuedAnswer } from './queued-answer';
 

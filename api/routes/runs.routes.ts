@@ -5,7 +5,7 @@ import { runEndpoint } from '../../shared/runs/run.endpoint';
 import { getRun } from '../../shared/runs/run.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { paramOf, routeOf } from '../endpoint-routes';
+import { paramOf, routeOf } from '../endpoint-path';
 
 export function runRoutes(deps: Pick<AppDeps, 'db'>): Router {
   const router = Router();

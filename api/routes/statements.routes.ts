@@ -6,7 +6,7 @@ import { createHistoricalStatements } from '../../shared/statements/statement.us
 import { parseOrThrow } from '../../shared/platform/validation';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { routeOf } from '../endpoint-routes';
+import { routeOf } from '../endpoint-path';
 
 export function statementRoutes(deps: AppDeps): Router {
   const router = Router();

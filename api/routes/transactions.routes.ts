@@ -5,7 +5,7 @@ import { createTransactionsEndpoint } from '../../shared/transactions/transactio
 import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { routeOf } from '../endpoint-routes';
+import { routeOf } from '../endpoint-path';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function transactionRoutes(deps: AppDeps): Router {

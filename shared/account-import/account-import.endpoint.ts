@@ -15,7 +15,7 @@ import { ERRORS } from '../openapi/error-codes';
 import * as ex from '../openapi/examples';
 import { jsonRequest, jsonResponse, REQUEST_ID_HEADER } from '../openapi/responses';
 import { annotate, named } from '../openapi/schema-registry';
-import { endpoint } from '../requests/endpoint-declaration';
+import { endpoint, type EndpointDeclaration } from '../requests/endpoint-declaration';
 import { accountProcessJob, accountScheduleJob } from './account-creation.job';
 import { EnergyAccountSchema, V2ValidateRequest } from './energy-account';
 
@@ -196,3 +196,13 @@ export const importStatusEndpoint = endpoint({
     },
   }),
 });
+
+/** In the order the OpenAPI document lists them. */
+export const ACCOUNT_IMPORT_ENDPOINTS: readonly EndpointDeclaration[] = [
+  validateAccountEndpoint,
+  stageAccountEndpoint,
+  processAccountEndpoint,
+  scheduleAccountEndpoint,
+  validateAccountV2Endpoint,
+  importStatusEndpoint,
+];

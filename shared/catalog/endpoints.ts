@@ -4,14 +4,7 @@
 // declaration holds); adding one here is all it takes for it to be documented, recorded in the run
 // ledger and load-shed as it declares.
 import { PROCESS_LIST_ENDPOINTS, transferStatusEndpoint } from '../accounts/account.endpoint';
-import {
-  importStatusEndpoint,
-  processAccountEndpoint,
-  scheduleAccountEndpoint,
-  stageAccountEndpoint,
-  validateAccountEndpoint,
-  validateAccountV2Endpoint,
-} from '../account-import/account-import.endpoint';
+import { ACCOUNT_IMPORT_ENDPOINTS } from '../account-import/account-import.endpoint';
 import { createNotesEndpoint } from '../notes/note.endpoint';
 import { createPaymentInstructionEndpoint } from '../payment-instructions/payment-instruction.endpoint';
 import { reconciliationEndpoint } from '../reconciliation/reconciliation.endpoint';
@@ -28,12 +21,7 @@ export const DATA_IMPORT_ENDPOINTS: readonly EndpointDeclaration[] = [
   createTransactionsEndpoint,
   createPaymentInstructionEndpoint,
   requestAnswerEndpoint,
-  validateAccountEndpoint,
-  stageAccountEndpoint,
-  processAccountEndpoint,
-  scheduleAccountEndpoint,
-  validateAccountV2Endpoint,
-  importStatusEndpoint,
+  ...ACCOUNT_IMPORT_ENDPOINTS,
   transferStatusEndpoint,
   ...PROCESS_LIST_ENDPOINTS.map((l) => l.endpoint),
   reconciliationEndpoint,

@@ -150,7 +150,3 @@ function matchesStored(input: NoteInput, sent: repo.NewNote, stored: repo.Stored
     sent.externalId === stored.externalId
   );
 }
-
-// What other components may use (they never import note.repository.ts): account creation stores the
-// notes of a new account in its own transaction, with the notes endpoint's rows.
-export { insertNotes, type NewNote } from './note.repository';

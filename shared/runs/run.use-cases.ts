@@ -80,7 +80,3 @@ function parseCursor(value: unknown): [string, string] | undefined {
   }
   throw refuse();
 }
-
-// What other components may use (they never import ledger.repository.ts): the queued-job runner records
-// its group's answers in the group's transaction.
-export { insertQueuedEntries } from './ledger.repository';

@@ -41,7 +41,3 @@ async function checkedImport(
     throw err;
   }
 }
-
-// What other components may use (they never import transaction.repository.ts): account creation stores
-// the ledger transactions of a new account in its own transaction, with the transactions endpoint's rows.
-export { insertTransactions, type NewTransaction } from './transaction.repository';
