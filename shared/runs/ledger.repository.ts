@@ -60,7 +60,9 @@ export async function insertEntries(
 
 /**
  * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
- * run id come from each request's request_results row (the API stored them with it).
+ * run id come from each request's request_results row (the API stored them with it), and so does the
+ * account, which the API resolved before queueing (a request that creates its account has none yet: its
+ * payload's names stand, validated by the API).
  */
 export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): Promise<void> {
   const rows = records(requests);
@@ -68,10 +70,13 @@ export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): P
   await tx.query(
     `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
                              http_status, dry_run, outcome, code, attr, detail, items)
-     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, e.supplier_code, e.external_account_number,
-            e.http_status, e.dry_run, e.outcome, e.code, e.attr, e.detail, e.items
+     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, coalesce(p.supplier_code, e.supplier_code),
+            coalesce(p.external_account_number, e.external_account_number), e.http_status, e.dry_run, e.outcome,
+            e.code, e.attr, e.detail, e.items
        FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
-       JOIN request_results r ON r.id = e.request_id`,
+       JOIN request_results r ON r.id = e.request_id
+       LEFT JOIN accounts a ON a.id = r.account_id
+       LEFT JOIN account_import_processes p ON p.id = a.process_id`,
     [JSON.stringify(rows)],
   );
 }
