@@ -2,9 +2,10 @@
 // statements, staging an account, and every refusal of a queued write before it is queued) is recorded
 // with the client's Data-Import-Run-Id, in one multi-row insert written once the answer is sent, so it
 // costs the request no latency. Which writes, and where each names its account, is in their endpoint
-// declarations (api/endpoint-routes.ts mounts this step for them). The account is recorded only when
-// the caller's organisation may use its supplier (shared/runs/ledger.repository.ts). Answers that come from the queue are recorded by the worker, in the
-// transaction that stores them, and are skipped here (a replay was recorded when it first ran).
+// declarations (api/endpoint-routes.ts mounts this step for them); the account is recorded only when
+// the caller's organisation may use its supplier (shared/runs/ledger.repository.ts). Answers that come
+// from the queue are recorded by the worker, in the transaction that stores them, and are skipped here
+// (a replay was recorded when it first ran).
 import type { RequestHandler, Response } from 'express';
 import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';
@@ -16,7 +17,7 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** The client's Data-Import-Run-Id when it is a valid one (for the log line and the ledger). */
     runId?: string;
-    /** The import supplier a recorded write names, as its declaration reads it (for the log line and the refusal metric). */
+    /** The supplier a recorded write names, as its declaration reads it (the log line, the refusal metric). */
     importSupplier?: string;
   }
 }
