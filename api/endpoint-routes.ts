@@ -6,7 +6,7 @@
 import express, { type RequestHandler } from 'express';
 import { DATA_IMPORT_ENDPOINTS, ledgerEndpointOf } from '../shared/catalog/endpoints';
 import type { Config } from '../shared/platform/config';
-import { waitsForJob, type EndpointDeclaration } from '../shared/requests/endpoint-declaration';
+import type { EndpointDeclaration } from '../shared/requests/endpoint-declaration';
 import { MOUNTS, routeOf, type Mount } from './endpoint-path';
 import { callerOf } from './auth/authenticate';
 import { ConcurrencySlots, holdSlot } from './load-shedding';
@@ -35,8 +35,7 @@ export function declaredEndpoints(mount: Mount, deps: EndpointSteps): express.Ro
 export function hasSteps(declaration: EndpointDeclaration): boolean {
   return (
     declaration.ledger !== undefined ||
-    waitsForJob(declaration) ||
-    declaration.streams === true ||
+    declaration.loadShedding !== undefined ||
     declaration.method === 'post' ||
     declaration.query !== undefined
   );
@@ -48,8 +47,8 @@ function stepsOf(declaration: EndpointDeclaration, deps: EndpointSteps, cap: Req
   if (ledger) {
     steps.push(recordRun(deps.ledger, { endpoint: ledgerEndpointOf(declaration), ...ledger }));
   }
-  if (waitsForJob(declaration)) steps.push(cap);
-  if (declaration.streams) {
+  if (declaration.loadShedding === 'queued-write') steps.push(cap);
+  if (declaration.loadShedding === 'stream') {
     steps.push(holdStreamSlot(deps.streams.organisations, (req) => `org:${callerOf(req).organisationId}`));
   }
   if (declaration.method === 'post' || declaration.query) steps.push(onlyQueryParameters(...(declaration.query ?? [])));

@@ -87,7 +87,8 @@ export const processAccountEndpoint = endpoint({
   operationId: 'processAccountImportProcess',
   errors: ERRORS.processAccount,
   ledger: { subject: { supplier: 'import_supplier_code', account: ['external_account_number'], dryRun: ['dry_run'] } },
-  queued: { job: accountProcessJob, waits: true },
+  job: accountProcessJob,
+  loadShedding: 'queued-write',
   describe: () => ({
     tag: TAG,
     summary: 'Create the account from its staged data',
@@ -122,7 +123,8 @@ export const scheduleAccountEndpoint = endpoint({
     },
     successFromWorker: true,
   },
-  queued: { job: accountScheduleJob, waits: false },
+  // Answers at once: its job waits for the schedule window, the request does not.
+  job: accountScheduleJob,
   describe: () => ({
     tag: TAG,
     summary: 'Schedule the creation of an account',

@@ -48,7 +48,7 @@ function processListEndpoint(list: ListSpec): EndpointDeclaration {
     path: `/v1/data-import/${list.name}/{import_supplier_code}/`,
     operationId: list.operationId,
     errors: ERRORS.processList,
-    streams: true,
+    loadShedding: 'stream',
     describe: () => ({
       tag: TAG,
       summary: list.summary,

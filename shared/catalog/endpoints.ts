@@ -33,5 +33,5 @@ export const DATA_IMPORT_ENDPOINTS: readonly EndpointDeclaration[] = [
  * path under /v1/data-import/ without its slashes.
  */
 export function ledgerEndpointOf(declaration: EndpointDeclaration): string {
-  return declaration.queued?.job.endpoint ?? declaration.path.replace(/^\/v1\/data-import\//, '').replace(/\/$/, '');
+  return declaration.job?.endpoint ?? declaration.path.replace(/^\/v1\/data-import\//, '').replace(/\/$/, '');
 }

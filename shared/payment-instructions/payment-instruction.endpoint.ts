@@ -16,7 +16,8 @@ export const createPaymentInstructionEndpoint = endpoint({
   operationId: 'createPaymentInstruction',
   errors: ERRORS.paymentInstructions,
   ledger: { subject: { supplier: 'import_supplier', account: ['external_account_number'], dryRun: ['dry_run'] } },
-  queued: { job: paymentInstructionJob, waits: true },
+  job: paymentInstructionJob,
+  loadShedding: 'queued-write',
   describe: (config) => ({
     tag: 'Post account import',
     summary: 'Create a payment instruction',

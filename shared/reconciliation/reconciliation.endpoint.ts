@@ -59,7 +59,7 @@ export const reconciliationEndpoint = endpoint({
   path: '/v1/data-import/reconciliation/{import_supplier_code}/',
   operationId: 'getReconciliation',
   errors: ERRORS.processList,
-  streams: true,
+  loadShedding: 'stream',
   describe: () => ({
     tag: 'Migration progress',
     summary: 'Figures per imported account, to reconcile a migration against its input files',

@@ -48,13 +48,19 @@ export interface EndpointDeclaration {
    * by the job that does the work later (a v2 schedule), its refusals by the API.
    */
   ledger?: { subject: LedgerSubjectFields; successFromWorker?: boolean };
-  /** Its work runs in this job; `waits`: the request holds its connection until the job answers. */
-  queued?: { job: AnyQueuedRequestJob; waits: boolean };
-  /** A streamed answer: it holds a stream slot of its organisation (api/streaming.ts). */
-  streams?: boolean;
+  /** A queued endpoint: the job its work runs in. */
+  job?: AnyQueuedRequestJob;
+  /**
+   * Its load-shedding class: `queued-write`, a request that holds its connection until its job answers
+   * (bounded by the queued-write cap, QUEUED_REQUESTS_PER_ORGANISATION and _PER_PROCESS); `stream`, a
+   * streamed answer holding one of its organisation's stream slots (api/streaming.ts). Left out: neither.
+   */
+  loadShedding?: LoadShedding;
   /** Its OpenAPI operation, for the process's configured limits. */
   describe(config: DocsConfig): EndpointDocs;
 }
+
+type LoadShedding = 'queued-write' | 'stream';
 
 /** Declares an endpoint (an identity, as queuedRequestJob is for jobs). */
 export const endpoint = (declaration: EndpointDeclaration): EndpointDeclaration => declaration;
@@ -72,6 +78,3 @@ export function pathOf(declaration: EndpointDeclaration, params: object): string
     return encodeURIComponent(value);
   });
 }
-
-/** The queued-write cap bounds requests that wait for their job's answer. */
-export const waitsForJob = (e: EndpointDeclaration): boolean => e.queued?.waits === true;

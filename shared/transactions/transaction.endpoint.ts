@@ -50,7 +50,8 @@ export const createTransactionsEndpoint = endpoint({
       dryRun: ['dry_run'],
     },
   },
-  queued: { job: transactionImportJob, waits: true },
+  job: transactionImportJob,
+  loadShedding: 'queued-write',
   describe: (config) => {
     const max = config.MAX_ITEMS_PER_REQUEST;
     annotate(TransactionsRequest.shape.transactions, { maxItems: max });
