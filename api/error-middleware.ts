@@ -3,13 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { isPoolAcquireTimeout } from '../shared/platform/db';
-import {
-  AppError,
-  AuthenticationError,
-  OverloadError,
-  requestLocation,
-  UnavailableError,
-} from '../shared/platform/errors';
+import { AppError, AuthenticationError, OverloadError, UnavailableError } from '../shared/platform/errors';
+import { requestLocation } from '../shared/requests/request-answer.endpoint';
 import type { Logger } from '../shared/platform/logger';
 import { noteRefusal } from './observability';
 import { noteAnswerBody } from './run-ledger';

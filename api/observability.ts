@@ -138,7 +138,8 @@ export function httpMetrics(
       const code = res.locals.errorCode as string | undefined;
       if (code === undefined) return;
       const fieldCodes = res.locals.fieldCodes as Map<string, number> | undefined;
-      void (suppliers?.label(req.importSupplier) ?? Promise.resolve('none')).then((supplier) => {
+      const label = suppliers?.label(req.importSupplier, req.caller?.organisationId);
+      void (label ?? Promise.resolve('none')).then((supplier) => {
         metrics.httpRefusals.inc({ route, code: codeLabel(code), supplier });
         for (const [field, n] of fieldCodes ?? []) {
           metrics.httpRefusedFields.inc({ route, code: codeLabel(field), supplier }, n);

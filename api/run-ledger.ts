@@ -1,25 +1,28 @@
 // The API's half of the run ledger (shared/runs/): every write the API answers itself (notes,
 // statements, staging an account, and every refusal of a queued write before it is queued) is recorded
 // with the client's Data-Import-Run-Id, in one multi-row insert written once the answer is sent, so it
-// costs the request no latency. Answers that come from the queue are recorded by the worker, in the
-// transaction that stores them, and are skipped here (a replay was recorded when it first ran).
+// costs the request no latency. Which writes, and where each names its account, is in their endpoint
+// declarations (api/endpoint-routes.ts mounts this step for them); the account is recorded only when
+// the caller's organisation may use its supplier (shared/runs/ledger.repository.ts). Answers that come
+// from the queue are recorded by the worker, in the transaction that stores them, and are skipped here
+// (a replay was recorded when it first ran).
 import type { RequestHandler, Response } from 'express';
 import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';
 import { parseRunId } from '../shared/requests/request-headers';
-import { entriesOf, subjectOf } from '../shared/runs/ledger-entries';
+import { entriesOf, readSubject, type LedgerSubjectFields } from '../shared/runs/ledger-entries';
 import { insertEntries } from '../shared/runs/ledger.repository';
 
 declare module 'express-serve-static-core' {
   interface Request {
     /** The client's Data-Import-Run-Id when it is a valid one (for the log line and the ledger). */
     runId?: string;
-    /** The import supplier the body names, bounded (for the log line and the refusal metric). */
+    /** The supplier a recorded write names, as its declaration reads it (the log line, the refusal metric). */
     importSupplier?: string;
   }
 }
 
-interface LedgerContext {
+export interface LedgerContext {
   db: Database;
   logger: Logger;
 }
@@ -27,6 +30,8 @@ interface LedgerContext {
 interface LedgerRoute {
   /** As stored in run_ledger.endpoint (a queued job's endpoint, or the path without its slashes). */
   endpoint: string;
+  /** Where the request names its account (the endpoint declaration's `ledger.subject`). */
+  subject: LedgerSubjectFields;
   /** The request's success is recorded by the worker that does the work later (a v2 schedule). */
   successFromWorker?: boolean;
 }
@@ -41,7 +46,7 @@ export function markQueuedAnswer(res: Response): void {
   res.locals.queuedAnswer = true;
 }
 
-/** Reads the run id and supplier for every data-import request, so its log line carries them. */
+/** Reads the run id of every data-import request, so its log line carries it. */
 export function runContext(): RequestHandler {
   return (req, _res, next) => {
     const header = req.get('data-import-run-id');
@@ -50,8 +55,6 @@ export function runContext(): RequestHandler {
     } catch {
       req.runId = undefined;
     }
-    const subject = subjectOf(req.body);
-    req.importSupplier = subject.supplierCode ?? undefined;
     next();
   };
 }
@@ -61,7 +64,8 @@ export function recordRun(ctx: LedgerContext, route: LedgerRoute): RequestHandle
     const caller = req.caller;
     if (!caller) return next();
     // Read now: a route may drop the body once it has checked it.
-    const subject = subjectOf(req.body);
+    const subject = readSubject(route.subject, req.body);
+    req.importSupplier = subject.supplierCode ?? undefined;
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       noteAnswerBody(res, body);

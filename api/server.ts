@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { createTokenSigner } from '../shared/auth/access-token';
 import { loadRevocations } from '../shared/auth/revocation.use-cases';
 import type { Config } from '../shared/platform/config';
-import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES, WAITING_V1_ENDPOINTS } from '../shared/catalog/jobs';
+import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES } from '../shared/catalog/jobs';
 import { createJobQueues } from '../shared/platform/queues';
 import { processMetrics } from '../shared/platform/metrics';
 import { createRedis, untilReady } from '../shared/platform/redis';
@@ -16,7 +16,7 @@ import { revocationCheck } from './auth/revocation-check';
 import { cachingVerifier } from './auth/verified-token-cache';
 import { errorMiddleware, notFoundHandler, requireJsonBody } from './error-middleware';
 import { parseJsonBody } from './json-body';
-import { ConcurrencySlots, holdSlot } from './load-shedding';
+import { declaredEndpoints } from './endpoint-routes';
 import { errorCodeOfResponse, httpMetrics, requestId, requestLogger } from './observability';
 import { organisationRateLimit, tokenRateLimit } from './rate-limits';
 import { docsRoutes } from './routes/docs.routes';
@@ -33,21 +33,10 @@ import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
 import { runRoutes } from './routes/runs.routes';
-import { accountProcessJob, accountScheduleJob } from '../shared/account-import/account-creation.job';
-import { paymentInstructionJob } from '../shared/payment-instructions/payment-instruction.job';
-import { transactionImportJob } from '../shared/transactions/transaction.job';
-import { recordRun, runContext } from './run-ledger';
+import { runContext } from './run-ledger';
 import { supplierLabels } from './refusal-labels';
 import { routeLabeller } from './route-labels';
 import { createStreamSlots, type StreamSlots } from './streaming';
-
-/** The v1 writes the run ledger records (shared/runs/): the path of each, without its slashes. */
-const LEDGER_V1_ENDPOINTS = [
-  'notes/create',
-  'historical-statements/create',
-  'account-import-process/create-or-update',
-  ...[transactionImportJob, paymentInstructionJob, accountProcessJob].map((job) => job.endpoint),
-];
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
@@ -105,7 +94,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use('/data-import', dataImportRoutes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));
   app.use('/v1', v1);
 
-  app.use('/v2', v2Routes(deps, authenticate(verifier, refuseRevoked)));
+  app.use('/v2', v2Routes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));
 
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
@@ -120,8 +109,8 @@ function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticate
   dataImport.use(organisationRateLimit(redis, config));
   dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
   dataImport.use(runContext());
-  for (const endpoint of LEDGER_V1_ENDPOINTS) dataImport.post(`/${endpoint}/`, recordRun(deps, { endpoint }));
-  dataImport.post(WAITING_V1_ENDPOINTS, queuedWriteCap(config));
+  // Each declared endpoint's steps (run ledger, queued-write cap, stream slot, query check), then its handler.
+  dataImport.use(declaredEndpoints('v1', { ledger: deps, config, streams }));
   dataImport.use(accountRoutes({ db, logger, config, streams }));
   dataImport.use(accountImportRoutes(deps));
   dataImport.use(reconciliationRoutes({ db, logger, config, streams }));
@@ -135,7 +124,7 @@ function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticate
 }
 
 /** The published contract's v2 account endpoints: authenticated, limited and parsed as v1's data-import. */
-function v2Routes(deps: AppDeps, authenticated: RequestHandler): express.Router {
+function v2Routes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): express.Router {
   const v2 = express.Router();
   v2.use(requireJsonBody());
   const dataImportV2 = express.Router();
@@ -143,24 +132,10 @@ function v2Routes(deps: AppDeps, authenticated: RequestHandler): express.Router 
   dataImportV2.use(organisationRateLimit(deps.redis, deps.config));
   dataImportV2.use(parseJsonBody(deps.config.BODY_LIMIT_BYTES));
   dataImportV2.use(runContext());
-  dataImportV2.post('/accounts/', recordRun(deps, { endpoint: accountScheduleJob.endpoint, successFromWorker: true }));
+  dataImportV2.use(declaredEndpoints('v2', { ledger: deps, config: deps.config, streams: deps.streams }));
   dataImportV2.use(accountImportV2Routes(deps));
   v2.use('/data-import', dataImportV2);
   return v2;
-}
-
-/**
- * Queued writes hold their HTTP request open for up to RESULT_WAIT_MS while the workers run: bound how
- * many wait at once per organisation and per process, so a burst answers 429/503 at once instead of
- * piling up sockets, queue listeners and jobs that delay every other tenant.
- */
-function queuedWriteCap(config: Config): express.RequestHandler {
-  const slots = new ConcurrencySlots('queued writes waiting for their answer', {
-    perProcess: config.QUEUED_REQUESTS_PER_PROCESS,
-    perOrganisation: config.QUEUED_REQUESTS_PER_ORGANISATION,
-    retryAfterSeconds: config.LOAD_SHED_RETRY_AFTER_SECONDS,
-  });
-  return holdSlot(slots, (req) => `org:${req.caller?.organisationId ?? 'anonymous'}`);
 }
 
 export interface RunningApi {

@@ -2,18 +2,14 @@
 import { Router, type Response } from 'express';
 import { Transform, pipeline } from 'node:stream';
 import { getTransferStatus, openProcessList } from '../../shared/accounts/account.use-cases';
-import type { ProcessListFilter, ProcessListRow } from '../../shared/accounts/account.repository';
+import type { ProcessListRow } from '../../shared/accounts/account.repository';
+import { PROCESS_LIST_ENDPOINTS, transferStatusEndpoint } from '../../shared/accounts/account.endpoint';
 import type { Config } from '../../shared/platform/config';
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
-import { holdStreamSlot, watchDeliveryRate, type StreamSlots } from '../streaming';
-
-const LISTS: Record<string, ProcessListFilter> = {
-  'all-account-import-processes': 'all',
-  'pending-account-import-processes': 'pending',
-  'imported-account-import-processes': 'imported',
-};
+import { paramOf, routeOf } from '../endpoint-path';
+import { watchDeliveryRate, type StreamSlots } from '../streaming';
 
 export interface AccountRouteDeps {
   db: Database;
@@ -22,23 +18,23 @@ export interface AccountRouteDeps {
   streams: StreamSlots;
 }
 
-export function accountRoutes({ db, logger, config, streams }: AccountRouteDeps): Router {
+/** The lists hold a stream slot of the organisation (their declarations say so). */
+export function accountRoutes({ db, logger, config }: AccountRouteDeps): Router {
   const router = Router();
-  const organisationOf = (req: Parameters<typeof callerOf>[0]) => `org:${callerOf(req).organisationId}`;
 
-  router.get('/account-transfer-status/:supplier/:externalAccountNumber/', async (req, res) => {
+  router.get(routeOf(transferStatusEndpoint), async (req, res) => {
     const { organisationId } = callerOf(req);
-    res.json(await getTransferStatus(db, organisationId, req.params.supplier, req.params.externalAccountNumber));
+    const [supplier, external] = [paramOf(req, 'import_supplier_code'), paramOf(req, 'external_account_number')];
+    res.json(await getTransferStatus(db, organisationId, supplier, external));
   });
 
-  for (const [path, filter] of Object.entries(LISTS)) {
-    router.get(`/${path}/:supplier/`, holdStreamSlot(streams.organisations, organisationOf));
-    router.get(`/${path}/:supplier/`, async (req, res) => {
+  for (const { endpoint, filter } of PROCESS_LIST_ENDPOINTS) {
+    router.get(routeOf(endpoint), async (req, res) => {
       const { organisationId } = callerOf(req);
       const list = await openProcessList(
         db,
         organisationId,
-        req.params.supplier,
+        paramOf(req, 'import_supplier_code'),
         filter,
         config.LIST_STATEMENT_TIMEOUT_MS,
       );

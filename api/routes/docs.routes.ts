@@ -9,7 +9,7 @@
 import express, { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import path from 'node:path';
-import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/catalog/openapi-document';
 import type { DocsConfig } from '../../shared/openapi/docs-config';
 import { DOCS_PATH, OPENAPI_PATH } from '../../shared/openapi/service.paths';
 

@@ -1,16 +1,16 @@
 // POST /v1/data-import/payment-instruction/create/: queued; answers what the worker stored (201, 400,
 // or 500 "retry as-is" when the vendor stayed unreachable).
 import { Router } from 'express';
-import { paymentInstructionJob } from '../../shared/payment-instructions/payment-instruction.job';
+import { createPaymentInstructionEndpoint } from '../../shared/payment-instructions/payment-instruction.endpoint';
 import { requestPaymentInstruction } from '../../shared/payment-instructions/payment-instruction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { onlyQueryParameters } from './query-parameters';
+import { routeOf } from '../endpoint-path';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function paymentInstructionRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post(`/${paymentInstructionJob.endpoint}/`, onlyQueryParameters(), async (req, res) => {
+  router.post(routeOf(createPaymentInstructionEndpoint), async (req, res) => {
     const { organisationId } = callerOf(req);
     const outcome = await requestPaymentInstruction(deps, {
       organisationId,

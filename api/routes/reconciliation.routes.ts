@@ -8,25 +8,27 @@ import {
   reconciliationCsvRecord,
   toReconciliationRow,
 } from '../../shared/reconciliation/reconciliation.use-cases';
+import { reconciliationEndpoint } from '../../shared/reconciliation/reconciliation.endpoint';
 import type { ReconciliationDbRow } from '../../shared/reconciliation/reconciliation.repository';
 import type { Logger } from '../../shared/platform/logger';
 import { callerOf } from '../auth/authenticate';
-import { holdStreamSlot, watchDeliveryRate } from '../streaming';
+import { paramOf, routeOf } from '../endpoint-path';
+import { watchDeliveryRate } from '../streaming';
 import type { AccountRouteDeps } from './accounts.routes';
 
-/** Like the process lists, the stream holds a pooled connection: it takes a stream slot and is watched. */
-export function reconciliationRoutes({ db, logger, config, streams }: AccountRouteDeps): Router {
+/** Like the process lists, the stream holds a pooled connection: it takes a stream slot (its declaration) and is watched. */
+export function reconciliationRoutes({ db, logger, config }: AccountRouteDeps): Router {
   const router = Router();
-  const path = '/reconciliation/:supplier/';
 
-  router.get(
-    path,
-    holdStreamSlot(streams.organisations, (req) => `org:${callerOf(req).organisationId}`),
-  );
-  router.get(path, async (req, res) => {
+  router.get(routeOf(reconciliationEndpoint), async (req, res) => {
     const { organisationId } = callerOf(req);
     const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';
-    const list = await openReconciliation(db, organisationId, req.params.supplier, config.LIST_STATEMENT_TIMEOUT_MS);
+    const list = await openReconciliation(
+      db,
+      organisationId,
+      paramOf(req, 'import_supplier_code'),
+      config.LIST_STATEMENT_TIMEOUT_MS,
+    );
     watchDeliveryRate(res, config);
     streamRows(res, csv, list.stream, list.release, logger);
   });

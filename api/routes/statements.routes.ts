@@ -1,17 +1,18 @@
 // POST /v1/data-import/historical-statements/create/ (synchronous): validate, then write in one transaction.
 import { Router } from 'express';
+import { createStatementsEndpoint } from '../../shared/statements/statement.endpoint';
 import { statementsRequestSchema } from '../../shared/statements/statement.schemas';
 import { createHistoricalStatements } from '../../shared/statements/statement.use-cases';
 import { parseOrThrow } from '../../shared/platform/validation';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { onlyQueryParameters } from './query-parameters';
+import { routeOf } from '../endpoint-path';
 
 export function statementRoutes(deps: AppDeps): Router {
   const router = Router();
   const schema = statementsRequestSchema(deps.config.MAX_ITEMS_PER_REQUEST);
 
-  router.post('/historical-statements/create/', onlyQueryParameters(), async (req, res) => {
+  router.post(routeOf(createStatementsEndpoint), async (req, res) => {
     // The body is validated before the account is looked up: a malformed request is a 400, never a 404.
     const request = parseOrThrow(schema, req.body);
     const { organisationId } = callerOf(req);

@@ -1,32 +1,28 @@
 // POST /v1/data-import/transactions/create/: checked here (400s and 404s never queue), imported by
 // the worker (shared/transactions/transaction.job.ts); the answer is the one the worker stored.
 import { Router } from 'express';
-import { transactionImportJob } from '../../shared/transactions/transaction.job';
+import { createTransactionsEndpoint } from '../../shared/transactions/transaction.endpoint';
 import { requestTransactionImport } from '../../shared/transactions/transaction.use-cases';
 import { callerOf } from '../auth/authenticate';
 import type { AppDeps } from '../app-deps';
-import { onlyQueryParameters } from './query-parameters';
+import { routeOf } from '../endpoint-path';
 import { queuedHeaders, sendQueuedAnswer } from './queued-answer';
 
 export function transactionRoutes(deps: AppDeps): Router {
   const router = Router();
   const { db, queued, config } = deps;
 
-  router.post(
-    `/${transactionImportJob.endpoint}/`,
-    onlyQueryParameters('check_previously_added', 'force_add_to_current_statement'),
-    async (req, res) => {
-      const { organisationId } = callerOf(req);
-      const outcome = requestTransactionImport(
-        { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
-        { organisationId, headers: queuedHeaders(req), httpRequestId: req.requestId, query: req.query, body: req.body },
-      );
-      // Checked by now (the checks run before the first await): the request waits for its answer holding
-      // the validated payload only, not the parsed body too (fewer objects to copy at every scavenge).
-      req.body = undefined;
-      sendQueuedAnswer(res, await outcome);
-    },
-  );
+  router.post(routeOf(createTransactionsEndpoint), async (req, res) => {
+    const { organisationId } = callerOf(req);
+    const outcome = requestTransactionImport(
+      { db, queued, maxItems: config.MAX_ITEMS_PER_REQUEST },
+      { organisationId, headers: queuedHeaders(req), httpRequestId: req.requestId, query: req.query, body: req.body },
+    );
+    // Checked by now (the checks run before the first await): the request waits for its answer holding
+    // the validated payload only, not the parsed body too (fewer objects to copy at every scavenge).
+    req.body = undefined;
+    sendQueuedAnswer(res, await outcome);
+  });
 
   return router;
 }

@@ -23,7 +23,7 @@ import {
   type QueuedRequest,
 } from '../requests/job-declaration';
 import { verifyAtVendor } from '../payment-instructions/vendors/vendors';
-import { bindStripeCustomer } from '../payment-instructions/payment-instruction.repository';
+import { bindStripeCustomer } from '../payment-instructions/customer-ownership';
 import * as repo from './creation-status.repository';
 import { createLockedAccount, lockProcess, markCreationStarted, type VerifiedInstruction } from './create-account';
 
@@ -174,13 +174,8 @@ async function stripeOwnedElsewhere(
   for (const { index, vendorDetails } of verified) {
     const customer = vendorDetails.customer;
     if (typeof customer !== 'string') continue;
-    if ((await bindStripeCustomer(tx, customer, organisationId)) !== organisationId) {
-      return ValidationError.single(
-        `payment_instructions.${index}.reference`,
-        'payment_method_customer_of_another_organisation',
-        'The PaymentMethod belongs to a Stripe customer whose cards another organisation uses.',
-      );
-    }
+    const refused = await bindStripeCustomer(tx, customer, organisationId, `payment_instructions.${index}.reference`);
+    if (refused) return refused;
   }
   return undefined;
 }

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../platform/db';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../platform/errors';
-import { resolveDocumentLocation } from '../platform/fields';
+import { resolveDocumentLocation, wholeSecond } from '../platform/fields';
 import { parseOrThrow } from '../platform/validation';
-import { insertNotes, type NewNote } from '../notes/note.repository';
-import { insertTransactions, type NewTransaction } from '../transactions/transaction.repository';
+import { insertNotes, type NewNote } from '../notes/note.public';
+import { insertTransactions, type NewTransaction } from '../transactions/transaction.public';
 import { toTransactionData } from '../transactions/transaction-data';
 import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from './energy-account';
 import { AlreadyImportedError, checkAgainstDatabase, migrationNotOngoing } from './account-import.use-cases';
@@ -247,17 +247,16 @@ async function insertStatementPeriods(
 }
 
 function notesOf(a: EnergyAccount, now: Date, bucket: string, documentRoot: string): NewNote[] {
-  // Whole seconds, as the notes endpoint stores them.
-  const second = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
   return (a.notes ?? []).map((n) => ({
     body: n.body ?? null,
     documents: (n.document_paths ?? []).map(({ document_path }) => ({
       document_path,
       location: resolveDocumentLocation(bucket, documentRoot, document_path),
     })),
-    createdAt: second(n.created_at ?? now),
+    // Whole seconds, as the notes endpoint stores them.
+    createdAt: wholeSecond(n.created_at ?? now),
     isPinned: n.is_pinned ?? false,
-    unpinAt: n.unpin_at ? second(n.unpin_at) : null,
+    unpinAt: n.unpin_at ? wholeSecond(n.unpin_at) : null,
     isArchived: n.is_archived ?? false,
     externalId: n.external_id ?? null,
   }));

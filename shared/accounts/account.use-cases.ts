@@ -74,3 +74,7 @@ export async function resolveWritableAccount(
   }
   return account;
 }
+
+// What other components may use (they never import account.repository.ts): whether a caller may use a
+// supplier (reconciliation), and the process lists as a stream (the support page's CSV downloads).
+export { isSupplierVisible, streamProcessList } from './account.repository';

@@ -17,14 +17,6 @@ export const QUEUED_REQUEST_JOBS: readonly AnyQueuedRequestJob[] = [
   accountScheduleJob,
 ];
 
-/**
- * The v1 endpoints whose requests wait for their job's answer (up to RESULT_WAIT_MS): the API bounds how
- * many wait at once (the queued-write cap). A v2 schedule answers at once and is not among them.
- */
-export const WAITING_V1_ENDPOINTS = [transactionImportJob, paymentInstructionJob, accountProcessJob].map(
-  (job) => `/${job.endpoint}/`,
-);
-
 /** Jobs the service schedules for itself. */
 export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob];
 

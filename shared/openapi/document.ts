@@ -1,5 +1,6 @@
-// The OpenAPI 3.1 document of the whole HTTP API, generated from the components' zod schemas (the
-// ones the routes parse with) plus the response and error shapes in this folder.
+// The OpenAPI 3.1 document of the whole HTTP API: the data-import endpoints from their declarations
+// (shared/catalog/openapi-document.ts hands over the catalog's list), each with the components' zod
+// schemas the routes parse with, plus the service's own paths and the shapes in this folder.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import {
   describeNoteSchemas,
@@ -10,12 +11,9 @@ import {
 } from './component-schemas';
 import type { DocsConfig } from './docs-config';
 import { streamShares } from '../platform/stream-shares';
-import { registerAccountImportPaths } from './account-import.paths';
+import type { EndpointDeclaration } from '../requests/endpoint-declaration';
 import { GLOBAL_ERRORS } from './error-codes';
-import { registerPostImportPaths } from './post-import.paths';
-import { registerProgressPaths } from './progress.paths';
-import { registerReconciliationPaths } from './reconciliation.paths';
-import { registerRunPaths } from './runs.paths';
+import { errorResponses, withErrorCodes } from './responses';
 import { registerServicePaths } from './service.paths';
 
 export type { DocsConfig };
@@ -53,7 +51,24 @@ function describeApi(config: DocsConfig): string {
   ].join('\n\n');
 }
 
-export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
+/** One operation, read from its declaration: every data-import endpoint takes the token. */
+function registerEndpoint(registry: OpenAPIRegistry, declaration: EndpointDeclaration, config: DocsConfig): void {
+  const docs = declaration.describe(config);
+  registry.registerPath({
+    method: declaration.method,
+    path: declaration.path,
+    operationId: declaration.operationId,
+    tags: [docs.tag],
+    summary: docs.summary,
+    ...withErrorCodes(docs.description, declaration.errors),
+    ...docs.extensions,
+    security: [{ Token: [] }],
+    ...(docs.request ? { request: docs.request } : {}),
+    responses: { ...docs.answers, ...errorResponses(declaration.errors, docs.errorExamples) },
+  });
+}
+
+export function buildDocument(config: DocsConfig, endpoints: readonly EndpointDeclaration[]): OpenApiDocument {
   describeSharedFields();
   describeNoteSchemas();
   describeStatementSchemas();
@@ -74,11 +89,7 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
     description: 'The METRICS_TOKEN the service is configured with.',
   });
   registerServicePaths(registry, config);
-  registerPostImportPaths(registry, config);
-  registerAccountImportPaths(registry);
-  registerProgressPaths(registry);
-  registerReconciliationPaths(registry);
-  registerRunPaths(registry);
+  for (const declaration of endpoints) registerEndpoint(registry, declaration, config);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

@@ -12,6 +12,12 @@ export const OPENAPI_PATH = '/v1/data-import/openapi.json';
 export const DOCS_PATH = '/docs';
 
 export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConfig): void {
+  registerTokenPath(registry, config);
+  registerHealthPaths(registry);
+  registerDocumentationPaths(registry);
+}
+
+function registerTokenPath(registry: OpenAPIRegistry, config: DocsConfig): void {
   const graphqlCodes = Object.entries(GRAPHQL_ERROR_CODES)
     .map(([code, when]) => `| \`${code}\` | ${when} |`)
     .join('\n');
@@ -59,7 +65,9 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
       },
     },
   });
+}
 
+function registerHealthPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/healthz',
@@ -114,7 +122,9 @@ export function registerServicePaths(registry: OpenAPIRegistry, config: DocsConf
       ...errorResponses(ERRORS.metrics),
     },
   });
+}
 
+function registerDocumentationPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: OPENAPI_PATH,

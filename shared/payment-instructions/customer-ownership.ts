@@ -62,10 +62,23 @@ export async function bindCustomer(
   details: VendorDetails,
 ): Promise<ValidationError | undefined> {
   if (instruction.vendor !== 'STRIPE' || typeof details.customer !== 'string') return undefined;
-  const boundTo = await repo.bindStripeCustomer(tx, details.customer, organisationId);
-  if (boundTo === organisationId) return undefined;
+  return bindStripeCustomer(tx, details.customer, organisationId, 'reference');
+}
+
+/**
+ * The binding rule for a card's Stripe customer, for every writer of STRIPE instructions (this endpoint
+ * and account creation): binds `customer` to the organisation, or returns the refusal at `attr` when
+ * another organisation holds it.
+ */
+export async function bindStripeCustomer(
+  tx: Sql,
+  customer: string,
+  organisationId: number,
+  attr: string,
+): Promise<ValidationError | undefined> {
+  if ((await repo.bindStripeCustomer(tx, customer, organisationId)) === organisationId) return undefined;
   return ValidationError.single(
-    'reference',
+    attr,
     'payment_method_customer_of_another_organisation',
     'The PaymentMethod belongs to a Stripe customer whose cards another organisation uses.',
   );

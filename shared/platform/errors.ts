@@ -71,9 +71,6 @@ export class ConflictError extends AppError {
   }
 }
 
-/** Where a client polls a queued request's answer (GET, same organisation only). */
-export const requestLocation = (requestId: string): string => `/v1/data-import/requests/${requestId}/`;
-
 /**
  * 503 with Retry-After: retry the request as it is. A queued request's 503 names the request, and the
  * error middleware adds a `Location` to poll for its answer instead of posting again.

@@ -1,7 +1,7 @@
 // GET reconciliation/<supplier>/: what the service holds per imported account, in the figures the
 // migration client compares its input files against (reconciliation.figures.ts).
 import Decimal from 'decimal.js';
-import { isSupplierVisible } from '../accounts/account.repository';
+import { isSupplierVisible } from '../accounts/account.use-cases';
 import type { Database } from '../platform/db';
 import { supplierNotFound } from '../platform/errors';
 import { formatMoney } from '../platform/fields';

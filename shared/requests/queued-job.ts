@@ -26,7 +26,7 @@ import type {
 } from './job-declaration';
 import * as repo from './request-result.repository';
 import { entriesOf, subjectOf } from '../runs/ledger-entries';
-import { insertQueuedEntries } from '../runs/ledger.repository';
+import { insertQueuedEntries } from '../runs/ledger.public';
 
 /** Thrown by a job's code that can no longer answer in time: the request gets its 500 at once. */
 export class GiveUp extends UnrecoverableError {

@@ -2,6 +2,7 @@
 // how many items, dry run or not) and its answer (status and body), the same way for every endpoint
 // and on both sides (the API for what it answers itself, the worker for queued answers).
 import { codeOfErrorBody } from '../platform/errors';
+import { IdentifierField } from '../platform/fields';
 import { isStorableText } from '../platform/validation';
 
 /** What a ledger row says of the items it counts. */
@@ -22,6 +23,8 @@ export interface LedgerEntry {
   outcome: Outcome;
   code: string | null;
   attr: string | null;
+  /** A refusal's or failure's own words (cut to 255 characters); null for items that went through. */
+  detail?: string | null;
   items: number;
 }
 
@@ -36,6 +39,49 @@ const text = (value: unknown): string | null => {
   const cut = value.slice(0, MAX_TEXT);
   return isStorableText(cut) ? cut : null;
 };
+
+/**
+ * Where an endpoint's request names its account (its declaration's `ledger.subject`): the fields are
+ * read only when they pass the same rule the request's own schema checks them with, so a refused
+ * request still names its account when that part of it was valid.
+ */
+export interface LedgerSubjectFields {
+  /** The object that holds the fields (`payload` of a v2 schedule); the body itself when left out. */
+  within?: string;
+  supplier: string;
+  /** The account number's field, then any alias the endpoint also takes. */
+  account: readonly string[];
+  /** The list of items whose index an error's attr names; without one, the request is one item. */
+  list?: string;
+  /** Where the flag that makes it a dry run sits, from the body itself (`['task_params', 'is_dry_run']`). */
+  dryRun?: readonly string[];
+}
+
+const Identifier = IdentifierField(128);
+const identifier = (value: unknown): string | null => {
+  if (typeof value !== 'string' || value.length > 128) return null;
+  return Identifier.safeParse(value).success && isStorableText(value) ? value : null;
+};
+
+/** The subject of a request, read where its declaration says, by the rules that validate it. */
+export function readSubject(fields: LedgerSubjectFields, body: unknown): LedgerSubject {
+  const outer = isObject(body) ? body : {};
+  const inner = fields.within === undefined ? outer : outer[fields.within];
+  const r = isObject(inner) ? inner : {};
+  const list = fields.list !== undefined && Array.isArray(r[fields.list]) ? (r[fields.list] as unknown[]) : null;
+  const account = fields.account.map((f) => identifier(r[f])).find((v) => v !== null) ?? null;
+  return {
+    supplierCode: identifier(r[fields.supplier]),
+    externalAccountNumber: account,
+    items: list ? list.length : 1,
+    dryRun: fields.dryRun !== undefined && valueAt(outer, fields.dryRun) === true,
+    listField: list ? fields.list! : null,
+  };
+}
+
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
+}
 
 /**
  * The subject of a request body (`{options, request}` for queued transactions, the body itself
@@ -58,8 +104,10 @@ export function subjectOf(body: unknown): LedgerSubject {
 export function entriesOf(subject: LedgerSubject, status: number, body: unknown): LedgerEntry[] {
   if (status < 400) return successEntries(subject, body);
   const code = codeOfErrorBody(body) ?? `http_${status}`;
-  if (status >= 500) return [{ outcome: 'failed', code, attr: null, items: subject.items }];
-  return refusalEntries(subject, code, isObject(body) && Array.isArray(body.errors) ? body.errors : []);
+  const detail = isObject(body) ? text(body.detail) : null;
+  if (status >= 500) return [{ outcome: 'failed', code, attr: null, detail, items: subject.items }];
+  const errors = isObject(body) && Array.isArray(body.errors) ? body.errors : [];
+  return refusalEntries(subject, { code, detail }, errors);
 }
 
 /** Per item status when the answer lists them (notes, transactions); otherwise every item went through. */
@@ -83,7 +131,12 @@ function successEntries(subject: LedgerSubject, body: unknown): LedgerEntry[] {
  * item once; the request's other items are `not_written`. Errors that name no item (an unknown
  * account) count every item, once.
  */
-function refusalEntries(subject: LedgerSubject, code: string, errors: unknown[]): LedgerEntry[] {
+function refusalEntries(
+  subject: LedgerSubject,
+  refusal: { code: string; detail: string | null },
+  errors: unknown[],
+): LedgerEntry[] {
+  const { code } = refusal;
   const rows: LedgerEntry[] = [];
   const itemsWithErrors = new Set<number>();
   const overflow = new Map<string, number>();
@@ -91,16 +144,18 @@ function refusalEntries(subject: LedgerSubject, code: string, errors: unknown[])
   for (const e of errors.slice(0, subject.items * 50 + 50)) {
     const errorCode = (isObject(e) && text(e.code)) || code;
     const attr = isObject(e) ? text(e.attr) : null;
+    const detail = (isObject(e) && text(e.detail)) || refusal.detail;
     const item = itemOf(subject.listField, attr);
     const counted = item === undefined ? (whole ? 0 : subject.items) : itemsWithErrors.has(item) ? 0 : 1;
     if (item === undefined) whole = true;
     else itemsWithErrors.add(item);
     if (rows.length < MAX_ENTRIES_PER_REQUEST - 1)
-      rows.push({ outcome: 'refused', code: errorCode, attr, items: counted });
+      rows.push({ outcome: 'refused', code: errorCode, attr, detail, items: counted });
     else overflow.set(errorCode, (overflow.get(errorCode) ?? 0) + counted);
   }
   for (const [c, items] of overflow) rows.push({ outcome: 'refused', code: c, attr: null, items });
-  if (rows.length === 0) return [{ outcome: 'refused', code, attr: null, items: subject.items }];
+  if (rows.length === 0)
+    return [{ outcome: 'refused', code, attr: null, detail: refusal.detail, items: subject.items }];
   const rest = whole ? 0 : subject.items - itemsWithErrors.size;
   if (rest > 0) rows.push({ outcome: 'not_written', code: null, attr: null, items: rest });
   return rows;

@@ -13,7 +13,7 @@ export interface LedgerRequest {
 }
 
 const RECORD_COLUMNS = `request_id text, endpoint text, supplier_code text, external_account_number text,
-                        http_status int, dry_run boolean, outcome text, code text, attr text, items int`;
+                        http_status int, dry_run boolean, outcome text, code text, attr text, detail text, items int`;
 
 function records(requests: LedgerRequest[]) {
   return requests.flatMap((r) =>
@@ -27,12 +27,18 @@ function records(requests: LedgerRequest[]) {
       outcome: e.outcome,
       code: e.code,
       attr: e.attr,
+      detail: e.detail ?? null,
       items: e.items,
     })),
   );
 }
 
-/** The rows of a request the API answered itself (a synchronous write, or a refusal before queueing). */
+/**
+ * The rows of a request the API answered itself (a synchronous write, or a refusal before queueing).
+ * A request naming a supplier the caller's organisation may not use (answered 404 like a missing
+ * account) is recorded without its supplier and account: what one organisation sends never shows on
+ * another's supplier or account.
+ */
 export async function insertEntries(
   db: Sql,
   caller: { organisationId: number; runId: string | null },
@@ -42,28 +48,35 @@ export async function insertEntries(
   if (rows.length === 0) return;
   await db.query(
     `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
-                             http_status, dry_run, outcome, code, attr, items)
-     SELECT $1, $2, e.request_id, e.endpoint, e.supplier_code, e.external_account_number, e.http_status, e.dry_run,
-            e.outcome, e.code, e.attr, e.items
-       FROM jsonb_to_recordset($3::jsonb) AS e(${RECORD_COLUMNS})`,
+                             http_status, dry_run, outcome, code, attr, detail, items)
+     SELECT $1, $2, e.request_id, e.endpoint, v.supplier_code, v.external_account_number, e.http_status, e.dry_run,
+            e.outcome, e.code, e.attr, e.detail, e.items
+       FROM jsonb_to_recordset($3::jsonb) AS e(${RECORD_COLUMNS})
+       LEFT JOIN LATERAL (SELECT e.supplier_code, e.external_account_number FROM organisation_suppliers os
+                           WHERE os.organisation_id = $1 AND os.supplier_code = e.supplier_code) v ON true`,
     [caller.organisationId, caller.runId, JSON.stringify(rows)],
   );
 }
 
 /**
  * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
- * run id come from each request's request_results row (the API stored them with it).
+ * run id come from each request's request_results row (the API stored them with it), and so does the
+ * account, which the API resolved before queueing (a request that creates its account has none yet: its
+ * payload's names stand, validated by the API).
  */
 export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): Promise<void> {
   const rows = records(requests);
   if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
-                             http_status, dry_run, outcome, code, attr, items)
-     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, e.supplier_code, e.external_account_number,
-            e.http_status, e.dry_run, e.outcome, e.code, e.attr, e.items
+                             http_status, dry_run, outcome, code, attr, detail, items)
+     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, coalesce(p.supplier_code, e.supplier_code),
+            coalesce(p.external_account_number, e.external_account_number), e.http_status, e.dry_run, e.outcome,
+            e.code, e.attr, e.detail, e.items
        FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
-       JOIN request_results r ON r.id = e.request_id`,
+       JOIN request_results r ON r.id = e.request_id
+       LEFT JOIN accounts a ON a.id = r.account_id
+       LEFT JOIN account_import_processes p ON p.id = a.process_id`,
     [JSON.stringify(rows)],
   );
 }

@@ -1,9 +1,16 @@
 // What the support page reads from the run ledger (run_ledger, shared/runs/): a supplier's runs, an
 // account's refused writes with their field-level codes, and a supplier's accounts with rejections by
 // code. Served by the (supplier_code, external_account_number) index; every read is bounded.
+//
+// A supplier's pages show only what organisations that may use the supplier sent (OF_ITS_ORGANISATIONS):
+// another organisation's writes naming it were answered 404 and are none of its history. (The API
+// records such writes without supplier and account; this also keeps out rows recorded before it did.)
 import type { Pool } from 'pg';
 import { openBoundedCursor, type OpenCursor } from '../platform/cursor';
 import type { Sql } from '../platform/db';
+
+const OF_ITS_ORGANISATIONS = `EXISTS (SELECT 1 FROM organisation_suppliers os
+                                     WHERE os.organisation_id = l.organisation_id AND os.supplier_code = l.supplier_code)`;
 
 export interface SupplierRunRow {
   organisation_id: number;
@@ -18,20 +25,29 @@ export interface SupplierRunRow {
   last_at: Date;
 }
 
-/** The supplier's latest runs (by their last write), with the organisation that sent each. */
+/**
+ * The supplier's latest runs (by their last write naming it), with the organisation that sent each.
+ * A run is counted whole, as its run page (GET runs/<run_id>/) counts it: every request of the run,
+ * and as accounts the (supplier, account) pairs it named.
+ */
 export async function latestRuns(db: Sql, supplierCode: string, limit: number): Promise<SupplierRunRow[]> {
   const { rows } = await db.query<SupplierRunRow>(
-    `SELECT l.organisation_id, o.name AS organisation, l.run_id, count(DISTINCT l.request_id)::int AS requests,
-            count(DISTINCT l.external_account_number)::int AS accounts,
+    `WITH runs AS (
+       SELECT l.organisation_id, l.run_id, max(l.recorded_at) AS named_at FROM run_ledger l
+        WHERE l.supplier_code = $1 AND l.run_id IS NOT NULL AND ${OF_ITS_ORGANISATIONS}
+        GROUP BY l.organisation_id, l.run_id ORDER BY named_at DESC LIMIT $2)
+     SELECT r.organisation_id, o.name AS organisation, r.run_id, count(DISTINCT l.request_id)::int AS requests,
+            count(DISTINCT (l.supplier_code, l.external_account_number))
+              FILTER (WHERE l.supplier_code IS NOT NULL AND l.external_account_number IS NOT NULL)::int AS accounts,
             coalesce(sum(l.items) FILTER (WHERE l.outcome = 'written'), 0)::int AS written,
             coalesce(sum(l.items) FILTER (WHERE l.outcome = 'refused'), 0)::int AS refused,
             coalesce(sum(l.items) FILTER (WHERE l.outcome = 'failed'), 0)::int AS failed,
             min(l.recorded_at) AS first_at, max(l.recorded_at) AS last_at
-       FROM run_ledger l LEFT JOIN organisations o ON o.id = l.organisation_id
-      WHERE l.supplier_code = $1 AND l.run_id IS NOT NULL
-      GROUP BY l.organisation_id, o.name, l.run_id
-      ORDER BY max(l.recorded_at) DESC
-      LIMIT $2`,
+       FROM runs r
+       JOIN run_ledger l ON l.run_id = r.run_id AND l.organisation_id = r.organisation_id
+       LEFT JOIN organisations o ON o.id = r.organisation_id
+      GROUP BY r.organisation_id, o.name, r.run_id, r.named_at
+      ORDER BY r.named_at DESC`,
     [supplierCode, limit],
   );
   return rows;
@@ -44,12 +60,13 @@ export interface RefusalRow {
   outcome: string;
   code: string | null;
   attr: string | null;
+  detail: string | null;
   run_id: string | null;
   request_id: string;
   external_account_number: string | null;
 }
 
-const REFUSAL_COLUMNS = `recorded_at, endpoint, http_status, outcome, code, attr, run_id, request_id, external_account_number`;
+const REFUSAL_COLUMNS = `recorded_at, endpoint, http_status, outcome, code, attr, detail, run_id, request_id, external_account_number`;
 
 /** The account's latest refused or failed writes, one row per field error, newest first. */
 export async function accountRefusals(
@@ -59,9 +76,10 @@ export async function accountRefusals(
   limit: number,
 ): Promise<RefusalRow[]> {
   const { rows } = await db.query<RefusalRow>(
-    `SELECT ${REFUSAL_COLUMNS} FROM run_ledger
-      WHERE supplier_code = $1 AND external_account_number = $2 AND outcome IN ('refused', 'failed')
-      ORDER BY recorded_at DESC, id DESC LIMIT $3`,
+    `SELECT ${REFUSAL_COLUMNS} FROM run_ledger l
+      WHERE l.supplier_code = $1 AND l.external_account_number = $2 AND l.outcome IN ('refused', 'failed')
+        AND ${OF_ITS_ORGANISATIONS}
+      ORDER BY l.recorded_at DESC, l.id DESC LIMIT $3`,
     [supplierCode, externalAccountNumber, limit],
   );
   return rows;
@@ -91,8 +109,9 @@ const REJECTED_ACCOUNTS = `
   SELECT code, external_account_number, count(*)::int AS errors, min(attr) AS example_attr,
          to_char(max(recorded_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS last_refused_at,
          (array_agg(run_id ORDER BY recorded_at DESC) FILTER (WHERE run_id IS NOT NULL))[1] AS last_run_id
-    FROM run_ledger
-   WHERE supplier_code = $1 AND outcome = 'refused' AND external_account_number IS NOT NULL AND code IS NOT NULL
+    FROM run_ledger l
+   WHERE l.supplier_code = $1 AND l.outcome = 'refused' AND l.external_account_number IS NOT NULL
+     AND l.code IS NOT NULL AND ${OF_ITS_ORGANISATIONS}
    GROUP BY code, external_account_number
    ORDER BY code, external_account_number`;
 

@@ -1,7 +1,6 @@
 // The support page's questions: which suppliers exist, how far each migration has got, which
 // accounts are pending or imported, and what one account holds.
-import { streamProcessList } from '../accounts/account.repository';
-import { STATUS_BY_STATE } from '../accounts/account.use-cases';
+import { STATUS_BY_STATE, streamProcessList } from '../accounts/account.use-cases';
 import type { Database } from '../platform/db';
 import { supplierNotFound } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
@@ -51,14 +50,17 @@ export async function accountsPage(db: Database, code: string, query: unknown) {
   };
 }
 
-/** A search by external account number; finding nothing is an answer (`found` undefined), not an error. */
+/**
+ * A search by external account number; finding nothing is an answer (`found` undefined), not an error.
+ * Every refused write that named the account comes with it (shared/runs/), also when no process exists:
+ * a refused account creation stages nothing, and its refusal is why the account was never created.
+ */
 export async function findAccount(db: Database, code: string, query: unknown) {
   const { number } = parseOrThrow(AccountSearchQuery, query);
   const supplier = await findSupplier(db, code);
   const process = await repo.findAccountDetail(db.prisma, code, number);
-  if (!process) return { supplier, number, found: undefined };
-  // Every refused write that named the account, whether or not it has been created (shared/runs/).
   const rejections = await accountRefusals(db.pool, code, number, LATEST_REJECTIONS);
+  if (!process) return { supplier, number, found: undefined, rejections };
   return {
     supplier,
     number,

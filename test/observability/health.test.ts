@@ -55,7 +55,7 @@ describe('health, readiness and metrics', () => {
     expect(res.status).toBe(200);
     const text = res.body as string;
     expect(text).toMatch(
-      /http_requests_total\{method="GET",route="\/v1\/data-import\/account-transfer-status\/:supplier\/:externalAccountNumber\/",status="200"\} [1-9]/,
+      /http_requests_total\{method="GET",route="\/v1\/data-import\/account-transfer-status\/:import_supplier_code\/:external_account_number\/",status="200"\} [1-9]/,
     );
     expect(text).not.toContain(tenant.supplier);
     expect(text).toMatch(/http_request_duration_seconds_bucket\{/);

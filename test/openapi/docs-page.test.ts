@@ -1,6 +1,6 @@
 // GET /v1/data-import/openapi.json and GET /docs as a client and a browser see them, on the real app.
 import { chromium, type Browser } from 'playwright-core';
-import { buildOpenApiDocument } from '../../shared/openapi/document';
+import { buildOpenApiDocument } from '../../shared/catalog/openapi-document';
 import { request, startTestApp, type TestApp } from '../helpers/app';
 import { operationsOf } from './openapi.helpers';
 

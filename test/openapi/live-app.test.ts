@@ -2,7 +2,7 @@
 // every route it registers is documented, every request example is accepted with the documented
 // success status, and the answers match the documented schemas and examples.
 import type { Express } from 'express';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/openapi/document';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/catalog/openapi-document';
 import * as ex from '../../shared/openapi/examples';
 import { createTenant, request, startTestApp, type Json, type Tenant, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';

@@ -1,7 +1,7 @@
 // Reading the generated document in tests: its operations, and a JSON Schema validator that checks a
 // value against any schema in it (OpenAPI 3.1 schemas are JSON Schema 2020-12).
 import Ajv2020 from 'ajv/dist/2020';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/openapi/document';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/catalog/openapi-document';
 import { testConfig } from '../helpers/context';
 
 export const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

@@ -105,6 +105,25 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
     });
   });
 
+  it('records the account of queued writes and of refusals named by the account_number alias', async () => {
+    const runId = `alias-${uniqueSuffix()}`;
+    const tx = await importedAccount(app, tenant);
+    const { external_account_number: external, ...rest } = envelope(tenant, tx, [payment('A-1')]);
+    const byAlias = { ...rest, account_number: external };
+    const added = await postTransactions(app, tenant.token, byAlias, { headers: { [RUN_HEADER]: runId } });
+    expect(added.status).toBe(201);
+    const notes = await post('notes/create', runId, { ...byAlias, transactions: undefined, notes: [{ body: '' }] });
+    expect(notes.status).toBe(400);
+    const rows = await until('both writes recorded', async () => {
+      const found = await ledgerRows(runId);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(rows.map((r) => [r.endpoint, r.outcome, r.supplierCode, r.externalAccountNumber]).sort()).toEqual([
+      ['notes/create', 'refused', tenant.supplier, external],
+      ['transactions/create', 'written', tenant.supplier, external],
+    ]);
+  });
+
   it("answers 404 for another organisation's run, and keeps two organisations' equal run ids apart", async () => {
     const runId = `shared-${uniqueSuffix()}`;
     const other = await createTenant(app);
@@ -153,7 +172,7 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
     expect((await ledgerRows(runId)).map((r) => r.requestId)).toEqual(['r-89']);
   });
 
-  it('records a refused body whose account text no row can hold, without that text', async () => {
+  it('records a refused body whose supplier text no row can hold without that text, and so without its account', async () => {
     const runId = `nul-${uniqueSuffix()}`;
     const res = await post('notes/create', runId, {
       import_supplier: 'A\u0000B',
@@ -165,7 +184,8 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
       const found = await ledgerRows(runId);
       return found.length > 0 ? found : undefined;
     });
-    expect(rows[0]).toMatchObject({ outcome: 'refused', supplierCode: null, externalAccountNumber: 'E' });
+    // An account is recorded only under a supplier the caller may use: without a supplier, no account.
+    expect(rows[0]).toMatchObject({ outcome: 'refused', supplierCode: null, externalAccountNumber: null });
   });
 });
 

@@ -27,6 +27,8 @@ describe('support page', () => {
     supplier = `SUPPORT_${uniqueSuffix()}`;
     const report = await applyFile(app.db, {
       suppliers: [{ code: supplier, status: 'Paused', document_root: `imports/${supplier}` }],
+      // The ledger rows seeded below are this organisation's: a supplier's pages show only its organisations' writes.
+      organisations: [{ name: `org-${supplier}`, suppliers: [supplier] }],
       accounts: [
         ...PENDING.map((n, i) => ({
           import_supplier: supplier,
@@ -46,6 +48,7 @@ describe('support page', () => {
       where: { platformAccountNumber: row.platform_account_number! },
     });
     imported = { number: 'I-2', platform: row.platform_account_number!, accountId: account.id };
+    ledgerOrganisation = (await app.db.prisma.organisation.findFirstOrThrow({ where: { name: `org-${supplier}` } })).id;
     await seedImportedData(app, account.id);
   });
   afterAll(() => app.close());
@@ -111,7 +114,13 @@ describe('support page', () => {
   it("lists the account's refused writes newest first, bounded, one row per field error with its code", async () => {
     await seedRejections(app, supplier, imported.number, 55);
     // Another account's refusal and this account's successes are not rejections of this account.
-    const base = { organisationId: 1, requestId: 'r', endpoint: 'notes/create', items: 1, supplierCode: supplier };
+    const base = {
+      organisationId: ledgerOrganisation,
+      requestId: 'r',
+      endpoint: 'notes/create',
+      items: 1,
+      supplierCode: supplier,
+    };
     await app.db.prisma.runLedgerEntry.createMany({
       data: [
         { ...base, externalAccountNumber: 'I-1', httpStatus: 400, outcome: 'refused', code: 'not_mine' },
@@ -134,6 +143,7 @@ describe('support page', () => {
       '400',
       'code_55',
       'statements.0.statement_id',
+      '—',
       'run-55',
       'request-55',
     ]);
@@ -143,6 +153,7 @@ describe('support page', () => {
       '400',
       'code_54',
       'transactions.54.amount',
+      '—',
       '—',
       'request-54',
     ]);
@@ -234,10 +245,13 @@ async function seedImportedData(app: StaffTestApp, accountId: number): Promise<v
 }
 
 /** `count` refused writes of the account, a minute apart on 25 February 2026; odd ones carry a run id. */
+/** The organisation that may use the test's supplier, which the seeded ledger rows are recorded for. */
+let ledgerOrganisation = 0;
+
 async function seedRejections(app: StaffTestApp, supplier: string, number: string, count: number): Promise<void> {
   await app.db.prisma.runLedgerEntry.createMany({
     data: Array.from({ length: count }, (_, i) => ({
-      organisationId: 1,
+      organisationId: ledgerOrganisation,
       runId: i % 2 === 0 ? `run-${i + 1}` : null,
       requestId: `request-${i + 1}`,
       endpoint: i % 2 === 0 ? 'historical-statements/create' : 'transactions/create',

@@ -25,13 +25,14 @@ export function latestTable(title: string, columns: string[], rows: (string | Sa
 export function rejectionsTable(rows: RefusalRow[]): SafeHtml {
   return latestTable(
     `Refused writes (latest ${LATEST_REJECTIONS} field errors)`,
-    ['When', 'Endpoint', 'Status', 'Code', 'Field', 'Run id', 'Request id'],
+    ['When', 'Endpoint', 'Status', 'Code', 'Field', 'Detail', 'Run id', 'Request id'],
     rows.map((r) => [
       when(r.recorded_at),
       r.endpoint,
       String(r.http_status),
       r.code ?? '—',
       r.attr ?? '—',
+      r.detail ?? '—',
       r.run_id ?? '—',
       r.request_id,
     ]),

@@ -70,13 +70,14 @@ ${latestTable(
 )}
 ${latestTable(
   `Refused items (first ${RUN_REFUSALS} field errors)`,
-  ['When', 'Account', 'Endpoint', 'Code', 'Field', 'Request id'],
+  ['When', 'Account', 'Endpoint', 'Code', 'Field', 'Detail', 'Request id'],
   r.refusals.map((x) => [
     when(x.recorded_at),
     x.external_account_number ?? '—',
     x.endpoint,
     x.code ?? '—',
     x.attr ?? '—',
+    x.detail ?? '—',
     x.request_id,
   ]),
 )}

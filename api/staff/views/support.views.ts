@@ -138,7 +138,8 @@ export function accountPage(ctx: PageContext, r: Awaited<ReturnType<typeof findA
       html`${breadcrumb(code)}
 <h1>Account search</h1>
 <p class="message error" role="alert">No account with external account number <strong>${r.number}</strong> under ${code}.</p>
-${searchForm(code, r.number)}`,
+${searchForm(code, r.number)}
+${r.rejections.length > 0 ? html`<p class="message info">It was never staged: these refusals named it.</p>${rejectionsTable(r.rejections)}` : ''}`,
     );
   }
   const f = r.found;

@@ -1,11 +1,12 @@
-// A client's run seen from the service: GET /v1/data-import/runs/<run_id>/ (shared/runs/).
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+// A client's run seen from the service: GET /v1/data-import/runs/{run_id}/ (run.use-cases.ts); the
+// handler is api/routes/runs.routes.ts.
 import { z } from 'zod';
-import { OUTCOMES } from '../runs/ledger-entries';
-import { RUN_ACCOUNTS_PAGE } from '../runs/run.use-cases';
-import { ERRORS } from './error-codes';
-import { errorResponses, jsonResponse, REQUEST_ID_HEADER, withErrorCodes } from './responses';
-import { annotate, named } from './schema-registry';
+import { ERRORS } from '../openapi/error-codes';
+import { jsonResponse, REQUEST_ID_HEADER } from '../openapi/responses';
+import { annotate, named } from '../openapi/schema-registry';
+import { endpoint } from '../requests/endpoint-declaration';
+import { OUTCOMES } from './ledger-entries';
+import { RUN_ACCOUNTS_PAGE } from './run.use-cases';
 
 const RunRequest = named(
   'RunRequest',
@@ -106,26 +107,24 @@ const runExample = {
   },
 };
 
-export function registerRunPaths(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: 'get',
-    path: '/v1/data-import/runs/{run_id}/',
-    operationId: 'getRun',
-    tags: ['Post account import'],
+const RunQuery = z.object({ accounts_after: z.string().max(1024).optional() });
+
+export const runEndpoint = endpoint({
+  method: 'get',
+  path: '/v1/data-import/runs/{run_id}/',
+  operationId: 'getRun',
+  errors: ERRORS.runSummary,
+  query: Object.keys(RunQuery.shape),
+  describe: () => ({
+    tag: 'Post account import',
     summary: 'What a run did',
-    ...withErrorCodes(
+    description:
       'Every write that carried this `Data-Import-Run-Id` header, summed up from the run ledger: requests, the first and ' +
-        'the last, items by outcome and by code, and the accounts the run named. Only the caller’s organisation’s writes.',
-      ERRORS.runSummary,
-    ),
-    security: [{ Token: [] }],
+      'the last, items by outcome and by code, and the accounts the run named. Only the caller’s organisation’s writes.',
     request: {
       params: z.object({ run_id: annotate(z.string().min(1).max(64), { description: 'The client’s run id.' }) }),
-      query: z.object({ accounts_after: z.string().max(1024).optional() }),
+      query: RunQuery,
     },
-    responses: {
-      200: jsonResponse('The run.', RunSummary, { run: { value: runExample } }, REQUEST_ID_HEADER),
-      ...errorResponses(ERRORS.runSummary),
-    },
-  });
-}
+    answers: { 200: jsonResponse('The run.', RunSummary, { run: { value: runExample } }, REQUEST_ID_HEADER) },
+  }),
+});

@@ -1,12 +1,14 @@
-// GET reconciliation/<supplier>/: the stored figures per imported account, for comparing a
-// migration's input files with what arrived (the migration client's `reconcile` does).
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+// GET /v1/data-import/reconciliation/{import_supplier_code}/: the stored figures per imported account,
+// for comparing a migration's input files with what arrived (the migration client's `reconcile` does).
+// The handler is api/routes/reconciliation.routes.ts.
 import { z } from 'zod';
-import { ACCOUNT_COLUMNS, FIGURES, type Figure } from '../reconciliation/reconciliation.figures';
-import { ERRORS } from './error-codes';
-import * as ex from './examples';
-import { errorResponses, REQUEST_ID_HEADER, withErrorCodes } from './responses';
-import { annotate, named } from './schema-registry';
+import { ERRORS } from '../openapi/error-codes';
+import * as ex from '../openapi/examples';
+import { SupplierCodeParam } from '../openapi/operation-parts';
+import { REQUEST_ID_HEADER } from '../openapi/responses';
+import { named } from '../openapi/schema-registry';
+import { endpoint } from '../requests/endpoint-declaration';
+import { ACCOUNT_COLUMNS, FIGURES, type Figure } from './reconciliation.figures';
 
 const figureSchema = (figure: Figure) => {
   if (figure.kind === 'count') return z.int().min(0);
@@ -52,28 +54,22 @@ const csvExample =
   ].join(',') +
   '\r\n';
 
-const supplierCode = annotate(z.string().min(1), {
-  description: 'Code of an import supplier the caller may use.',
-  example: ex.SUPPLIER,
-});
-
-export function registerReconciliationPaths(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: 'get',
-    path: '/v1/data-import/reconciliation/{import_supplier_code}/',
-    operationId: 'getReconciliation',
-    tags: ['Migration progress'],
+export const reconciliationEndpoint = endpoint({
+  method: 'get',
+  path: '/v1/data-import/reconciliation/{import_supplier_code}/',
+  operationId: 'getReconciliation',
+  errors: ERRORS.processList,
+  loadShedding: 'stream',
+  describe: () => ({
+    tag: 'Migration progress',
     summary: 'Figures per imported account, to reconcile a migration against its input files',
-    ...withErrorCodes(
+    description:
       'One row per imported account of the supplier, ordered by `external_account_number`, streamed (no paging): notes count, ' +
-        'transactions count and amount sum per type, statements count and gross amount sum (minor units), and whether an active ' +
-        'payment instruction exists, and the opening balance (the imported `transfer_balance`). Sums are exact decimals as strings. NDJSON by default; CSV (with a header row) with ' +
-        '`Accept: text/csv`. Nothing (or only the CSV header) when the supplier has no imported accounts.',
-      ERRORS.processList,
-    ),
-    security: [{ Token: [] }],
-    request: { params: z.object({ import_supplier_code: supplierCode }) },
-    responses: {
+      'transactions count and amount sum per type, statements count and gross amount sum (minor units), and whether an active ' +
+      'payment instruction exists, and the opening balance (the imported `transfer_balance`). Sums are exact decimals as strings. NDJSON by default; CSV (with a header row) with ' +
+      '`Accept: text/csv`. Nothing (or only the CSV header) when the supplier has no imported accounts.',
+    request: { params: z.object({ import_supplier_code: SupplierCodeParam }) },
+    answers: {
       200: {
         description: 'The figures, one account per line.',
         headers: REQUEST_ID_HEADER,
@@ -82,7 +78,6 @@ export function registerReconciliationPaths(registry: OpenAPIRegistry): void {
           'text/csv': { schema: z.string(), examples: { account: { value: csvExample } } },
         },
       },
-      ...errorResponses(ERRORS.processList),
     },
-  });
-}
+  }),
+});
