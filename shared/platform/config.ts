@@ -185,6 +185,10 @@ export const ConfigSchema = z
     // before serving. false: it runs no DDL at all and refuses to start unless the database already has
     // every migration of this build (applied by `npm run migrate` as the owner role), so the service
     // can run as a role that only reads and writes rows (docs/deployment.md "Migrations").
+    // How long a starting process waits, in all, for a busy or refusing database (a pooler whose server
+    // connections other replicas' migrations hold, too many connections, a restart) and for the
+    // migration lock, before it exits saying which it waited on.
+    STARTUP_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
     MIGRATE_ON_START: z
       .enum(['true', 'false'])
       .default('true')
