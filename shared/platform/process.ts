@@ -2,6 +2,7 @@
 import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type ProcessRole } from './config';
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
+import { budgetProblems } from './connection-budget';
 import { checkPostgres, checkRedis, waitThroughStartup } from './preflight';
 import { checkRedisEviction } from './redis-eviction';
 
@@ -32,13 +33,16 @@ export interface Booted {
  */
 export async function prepare(
   name: string,
-  opts: { schema?: SchemaSteps; role?: ProcessRole },
+  opts: { schema?: SchemaSteps; role?: ProcessRole; workerPool?: (config: Config) => number },
 ): Promise<Omit<Booted, 'db'>> {
   const role = opts.role ?? 'api';
   let config: Config;
   let evictionWarning: string | undefined;
   try {
     config = loadConfig(process.env, role);
+    // The deployment's connection budget (given one worker process's pool: the catalog's, passed in).
+    const overBudget = opts.workerPool ? budgetProblems(config, opts.workerPool(config)) : [];
+    if (overBudget.length > 0) throw new Error(`Invalid configuration:\n  ${overBudget.join('\n  ')}`);
     const { schema } = opts;
     const migrates = schema !== undefined && config.MIGRATE_ON_START;
     const url = config.DATABASE_URL;
@@ -73,7 +77,12 @@ export async function prepare(
 /** prepare(), then the process's database pool. */
 export async function boot(
   name: string,
-  opts: { schema?: SchemaSteps; role?: ProcessRole; poolSize?: (config: Config) => number },
+  opts: {
+    schema?: SchemaSteps;
+    role?: ProcessRole;
+    poolSize?: (config: Config) => number;
+    workerPool?: (config: Config) => number;
+  },
 ): Promise<Booted> {
   const { config, logger } = await prepare(name, opts);
   const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;
