@@ -2,7 +2,7 @@
 // managed server's max_connections does to too many replicas) under a burst of mixed writes, reads and
 // sign-ins. Every answer is 2xx or 503 with Retry-After and a stable code; once the cap is lifted,
 // every refused write resent as it was is stored exactly once. And the same through a PgBouncer restarted
-// mid-load (in-flight queries cut, new connections refused until it is back).
+// mid-load (in-flight queries cut, new connections refused until it is back), sign-ins included.
 import { Client } from 'pg';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { obtainToken, request, startTestApp, createTenant, type Json, type TestApp } from '../helpers/app';
@@ -45,6 +45,16 @@ function problem(answer: Json, what: string): string | undefined {
   if (answer.status === 503 && answer.headers.get('retry-after') && BACK_PRESSURE.includes(code ?? ''))
     return undefined;
   return `${what}: ${answer.status} ${JSON.stringify(answer.body)}`;
+}
+
+/** How the answers split, printed for docs/reliability.md: status and code → count. */
+function tally(answers: Json[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const a of answers) {
+    const code = a.status < 300 ? '' : ` ${a.body?.code ?? a.body?.errors?.[0]?.extensions?.code ?? '?'}`;
+    counts[`${a.status}${code}`] = (counts[`${a.status}${code}`] ?? 0) + 1;
+  }
+  return counts;
 }
 
 describe('a role capped at two connections under a burst of mixed requests', () => {
@@ -133,6 +143,7 @@ describe('a role capped at two connections under a burst of mixed requests', () 
     ]);
     const burst = [...writes, ...reads, ...signIns];
     const answers = await Promise.all(burst.map((r) => r.send()));
+    console.log('capped burst:', JSON.stringify(tally(answers)));
     const problems = answers.map((a, i) => problem(a, burst[i]!.what)).filter((p) => p !== undefined);
     expect(problems).toEqual([]);
     const refused = answers.filter((a) => a.status === 503 && a.body?.code !== 'result_pending');
@@ -195,7 +206,13 @@ describe('a PgBouncer restart in the middle of a load', () => {
     const accounts = [await importedAccount(running, tenant), await importedAccount(running, tenant)];
     const on = (i: number) => accounts[i % accounts.length]!;
     const requestNumber = (n: number) => {
-      const kind = n % 3;
+      const kind = n % 4;
+      if (kind === 3)
+        return {
+          what: `sign-in ${n}`,
+          write: false,
+          send: () => obtainToken(running.baseUrl, { APIKey: tenant.apiKey }),
+        };
       if (kind === 0)
         return {
           what: `note ${n}`,
@@ -264,6 +281,7 @@ describe('a PgBouncer restart in the middle of a load', () => {
     stop = true;
     await loaders;
 
+    console.log('pooler restart:', JSON.stringify(tally(sent.map((s) => s.answer))));
     expect(sent.map((s) => problem(s.answer, s.what)).filter((p) => p !== undefined)).toEqual([]);
     expect(sent.filter((s) => s.answer.status === 503).length).toBeGreaterThan(0);
 
