@@ -82,11 +82,27 @@ const WAITED_ON: Record<StartupWaitTarget, string> = {
   'migration lock': 'the migration lock (another process was applying migrations)',
 };
 
+// Nothing at the address at all: start-up says so at once ("start it with …"), as on a developer's
+// machine without PostgreSQL; an orchestrator restarts the process. Busy or refusing servers are waited for.
+const NOTHING_LISTENS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+function nothingListens(err: unknown): boolean {
+  const queue: unknown[] = [err];
+  for (let seen = 0; seen < 8 && queue.length > 0; seen++) {
+    const node = queue.shift() as { code?: unknown; cause?: unknown; errors?: unknown } | null | undefined;
+    if (typeof node !== 'object' || node === null) continue;
+    if (typeof node.code === 'string' && NOTHING_LISTENS.has(node.code)) return true;
+    queue.push(node.cause, ...(Array.isArray(node.errors) ? (node.errors as unknown[]).slice(0, 4) : []));
+  }
+  return false;
+}
+
 /**
  * Why a failed start-up step is worth another try, or undefined when it is not: a refused, dropped or
  * slow connection (the pool busy), or the migration lock not free within the lock time-out (55P03).
  */
 export function startupWaitTarget(err: unknown): StartupWaitTarget | undefined {
+  if (nothingListens(err)) return undefined;
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if ((current as { code?: unknown }).code === '55P03') return 'migration lock';

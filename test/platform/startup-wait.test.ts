@@ -122,6 +122,10 @@ describe('waitThroughStartup', () => {
     );
     expect(tries).toBe(1);
     expect(startupWaitTarget(new Error('x', { cause: new Error('timeout expired') }))).toBe('pool');
+    // Nothing listening is said at once (how to start PostgreSQL), not waited for.
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(startupWaitTarget(new Error('PostgreSQL is not reachable', { cause: refused }))).toBeUndefined();
+    expect(startupWaitTarget(new AggregateError([refused], 'x'))).toBeUndefined();
   });
 });
 
