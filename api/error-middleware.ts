@@ -3,7 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { isPoolAcquireTimeout } from '../shared/platform/db';
-import { AppError, AuthenticationError, OverloadError, UnavailableError } from '../shared/platform/errors';
+import { isDatabaseUnavailable } from '../shared/platform/pg-errors';
+import {
+  AppError,
+  AuthenticationError,
+  CommitOutcomeUnknown,
+  DatabaseUnavailableError,
+  OverloadError,
+  UnavailableError,
+} from '../shared/platform/errors';
 import { requestLocation } from '../shared/requests/request-answer.endpoint';
 import type { Logger } from '../shared/platform/logger';
 import { noteRefusal } from './observability';
@@ -22,22 +30,16 @@ export function notFoundHandler(): RequestHandler {
 
 export function errorMiddleware(logger: Logger, retryAfterSeconds: number): ErrorRequestHandler {
   return (thrown: unknown, req, res, _next) => {
-    // Every connection stayed busy for the whole acquire time-out: shed the request rather than queue it.
-    const err = isPoolAcquireTimeout(thrown)
-      ? new OverloadError(
-          503,
-          'database_busy',
-          'The database is busy. Retry the request as it is after Retry-After.',
-          retryAfterSeconds,
-        )
-      : thrown;
+    const err = asBackPressure(thrown, retryAfterSeconds);
+    if (err !== thrown && err instanceof AppError)
+      logger.warn({ err: thrown, path: req.path, code: err.code }, 'database refused or dropped the connection');
     if (res.headersSent) {
       // A streamed body failed half-way: the only honest signal left is to cut the connection.
       logger.error({ err, path: req.path }, 'error after response started');
       res.destroy();
       return;
     }
-    if (err instanceof UnavailableError || err instanceof OverloadError)
+    if (err instanceof UnavailableError || err instanceof OverloadError || err instanceof DatabaseUnavailableError)
       res.set('Retry-After', String(err.retryAfterSeconds));
     if (err instanceof UnavailableError && err.requestId !== undefined)
       res.set('Location', requestLocation(err.requestId));
@@ -73,6 +75,35 @@ export function errorMiddleware(logger: Logger, retryAfterSeconds: number): Erro
     logger.error({ err, errorId, path: req.path }, 'unexpected error');
     res.status(500).json({ detail: 'An unexpected error occurred.', code: 'server_error', error_id: errorId });
   };
+}
+
+/**
+ * Database pressure as back-pressure, never a 500: a pool with every connection busy for the whole
+ * acquire time-out sheds the request (503 database_busy); a refused or dropped connection (too many
+ * connections, a restarting server or pooler) is 503 database_unavailable; a COMMIT cut off on a lost
+ * connection is 503 write_outcome_unknown. Each with Retry-After; anything else passes unchanged.
+ */
+export function asBackPressure(thrown: unknown, retryAfterSeconds: number): unknown {
+  if (thrown instanceof AppError) return thrown;
+  if (isPoolAcquireTimeout(thrown))
+    return new OverloadError(
+      503,
+      'database_busy',
+      'The database is busy. Retry the request as it is after Retry-After.',
+      retryAfterSeconds,
+    );
+  if (hasCommitOutcomeUnknown(thrown)) return new DatabaseUnavailableError('write_outcome_unknown', retryAfterSeconds);
+  if (isDatabaseUnavailable(thrown)) return new DatabaseUnavailableError('database_unavailable', retryAfterSeconds);
+  return thrown;
+}
+
+function hasCommitOutcomeUnknown(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof CommitOutcomeUnknown) return true;
+    current = current.cause;
+  }
+  return false;
 }
 
 /**

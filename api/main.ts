@@ -2,11 +2,15 @@
 // Under `npm start` the supervisor has migrated already, so a (re)started child does not.
 import cluster from 'node:cluster';
 import { schemaSteps } from '../prisma/migrate';
+import { workerPoolSize } from '../shared/catalog/jobs';
 import { boot, onShutdown } from '../shared/platform/process';
 import { startApi } from './server';
 
 async function main(): Promise<void> {
-  const { config, db, logger } = await boot('api', { schema: cluster.isWorker ? undefined : schemaSteps });
+  const { config, db, logger } = await boot('api', {
+    schema: cluster.isWorker ? undefined : schemaSteps,
+    workerPool: workerPoolSize,
+  });
   const api = await startApi({ config, db, logger });
   logger.info({ port: api.port, staffPort: api.staff?.port }, 'api listening');
   onShutdown(logger, async () => {

@@ -88,7 +88,10 @@ export function createApp(deps: AppDeps): Express {
     '/graphql/',
     tokenRateLimit(redis, config),
     parseJson(config.GRAPHQL_BODY_LIMIT_BYTES),
-    graphqlHandler({ db, signer, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, now: deps.now }),
+    graphqlHandler(
+      { db, signer, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS, now: deps.now },
+      config.LOAD_SHED_RETRY_AFTER_SECONDS,
+    ),
   );
 
   v1.use('/data-import', dataImportRoutes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));

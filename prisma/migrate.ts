@@ -157,9 +157,16 @@ async function readApplied(client: Client): Promise<Map<string, string> | undefi
   }
 }
 
-/** Runs `work` in a transaction that first takes the migration lock; commits when it returns. */
-async function underMigrationLock<T>(client: Client, work: () => Promise<T>): Promise<T> {
-  await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
+/**
+ * Runs `work` in a transaction that first takes the migration lock, waiting at most `lockWaitMs` for it
+ * (then 55P03 lock_not_available, which start-up reports as the migration lock); commits when it returns.
+ * The migration's own statements wait for their locks without that bound.
+ */
+async function underMigrationLock<T>(client: Client, lockWaitMs: number, work: () => Promise<T>): Promise<T> {
+  const wait = Math.max(1, Math.round(lockWaitMs));
+  await client.query(
+    `BEGIN; SET LOCAL lock_timeout = ${wait}; SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}); SET LOCAL lock_timeout = 0`,
+  );
   try {
     const result = await work();
     await client.query('COMMIT');
@@ -237,7 +244,9 @@ export async function schemaProblem(databaseUrl: string): Promise<string | undef
  * can run it. Each pending migration is applied in its own transaction, which takes the migration lock,
  * checks again that no other runner applied it meanwhile, runs it and records it, and commits.
  */
-export async function migrate(databaseUrl: string): Promise<MigrationReport> {
+export async function migrate(databaseUrl: string, opts: { lockWaitMs?: number } = {}): Promise<MigrationReport> {
+  // By default (`npm run migrate`) as long as the other runner takes: a day.
+  const lockWaitMs = opts.lockWaitMs ?? 24 * 3600 * 1000;
   await ensureDatabase(databaseUrl);
   const migrations = await listMigrations();
   const client = new Client({ connectionString: databaseUrl });
@@ -251,7 +260,7 @@ export async function migrate(databaseUrl: string): Promise<MigrationReport> {
     let applied = await readApplied(client);
     if (applied === undefined) {
       // Two runners' CREATE TABLE IF NOT EXISTS can still collide on the catalog: the lock orders them.
-      await underMigrationLock(client, () => client.query(CREATE_MIGRATIONS_TABLE));
+      await underMigrationLock(client, lockWaitMs, () => client.query(CREATE_MIGRATIONS_TABLE));
       applied = new Map();
     }
     const report: MigrationReport = { applied: [], alreadyApplied: 0 };
@@ -262,7 +271,7 @@ export async function migrate(databaseUrl: string): Promise<MigrationReport> {
         report.alreadyApplied += 1;
         continue;
       }
-      const appliedHere = await underMigrationLock(client, async () => {
+      const appliedHere = await underMigrationLock(client, lockWaitMs, async () => {
         // The check that counts: under the lock, in the transaction that would apply it.
         const { rows } = await client.query<{ checksum: string }>(`${APPLIED} AND migration_name = $1`, [m.name]);
         if (rows[0] !== undefined) {

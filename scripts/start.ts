@@ -6,6 +6,7 @@
 // tsx, whose loader costs ~50 MB of memory in every process.
 import path from 'node:path';
 import { schemaSteps } from '../prisma/migrate';
+import { workerPoolSize } from '../shared/catalog/jobs';
 import { onShutdown, prepare } from '../shared/platform/process';
 import { supervise } from '../shared/platform/supervisor';
 import { startBanner } from './start-banner';
@@ -15,7 +16,7 @@ import { startBanner } from './start-banner';
 const entry = (file: string) => path.join(__dirname, '..', `${file}${path.extname(__filename)}`);
 
 async function main(): Promise<void> {
-  const { config, logger } = await prepare('data-import', { schema: schemaSteps });
+  const { config, logger } = await prepare('data-import', { schema: schemaSteps, workerPool: workerPoolSize });
   const execArgv = config.CHILD_SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${config.CHILD_SEMI_SPACE_MB}`] : [];
   const children = supervise(
     [

@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     schema: cluster.isWorker ? undefined : schemaSteps,
     role: 'worker',
     poolSize: workerPoolSize,
+    workerPool: workerPoolSize,
   });
   const workers = await startWorkers({ config, db, logger });
   const metricsServer =

@@ -10,7 +10,7 @@ import type { Config } from '../shared/platform/config';
 import { beat, HEARTBEAT_INTERVAL_MS, removeBeat } from '../shared/platform/heartbeat';
 import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
-import { connectionsFor, WORKER_LOCK_OPTIONS } from '../shared/platform/queues';
+import { connectionsFor, queuePrefix, WORKER_LOCK_OPTIONS } from '../shared/platform/queues';
 import { createRedis, untilReady, type RedisClient } from '../shared/platform/redis';
 import type { JobContext, QueuedRequestData } from '../shared/requests/job-declaration';
 import { QueuedJobRunner } from '../shared/requests/queued-job';
@@ -89,7 +89,7 @@ export async function startWorkers(deps: JobContext): Promise<RunningWorkers> {
   const workers = [...handlersByQueue(deps)].map(([queue, handlers]) => {
     const worker = new Worker(queue, attemptRunner(queue, handlers, deps.logger), {
       connection: connections.blocking(),
-      prefix: deps.config.QUEUE_PREFIX,
+      prefix: queuePrefix(deps.config, queue),
       concurrency: Math.max(...[...handlers.values()].map((h) => h.concurrency)),
       // Stored on each job it takes (processedBy): which process holds a job, for support and the fault suite.
       name: workerId,
@@ -123,7 +123,7 @@ async function scheduleJobs(config: Config, connections: ReturnType<typeof conne
   for (const job of SCHEDULED_JOBS) {
     let queue = queues.get(job.queue);
     if (!queue) {
-      queue = new Queue(job.queue, { connection: connections.blocking(), prefix: config.QUEUE_PREFIX });
+      queue = new Queue(job.queue, { connection: connections.blocking(), prefix: queuePrefix(config, job.queue) });
       queues.set(job.queue, queue);
     }
     await queue.upsertJobScheduler(

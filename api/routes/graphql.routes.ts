@@ -11,7 +11,8 @@ import {
   GraphQLString,
 } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
+import { isDatabaseUnavailable } from '../../shared/platform/pg-errors';
 import {
   obtainTokenWithApiKey,
   obtainTokenWithRefreshToken,
@@ -51,6 +52,13 @@ function tokenError(code: string, message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code, errorType: 'VALIDATION' } });
 }
 
+/** What a resolver is handed (the express adapter's request context): the response, to mark it. */
+type ResolverContext = { res?: Response };
+
+// A resolver that met a refused or dropped database connection marks its response so; the handler then
+// answers 503 with Retry-After (nothing was issued: retry the same mutation) instead of 200.
+const UNAVAILABLE = 'graphqlDatabaseUnavailable';
+
 export function buildAuthSchema(deps: AuthDeps): GraphQLSchema {
   return new GraphQLSchema({
     query: new GraphQLObjectType({
@@ -63,7 +71,11 @@ export function buildAuthSchema(deps: AuthDeps): GraphQLSchema {
         obtainToken: {
           type: ObtainToken,
           args: { input: { type: new GraphQLNonNull(ObtainTokenInput) } },
-          resolve: async (_root, args: { input: { APIKey?: string | null; refreshToken?: string | null } }) => {
+          resolve: async (
+            _root,
+            args: { input: { APIKey?: string | null; refreshToken?: string | null } },
+            context: ResolverContext | undefined,
+          ) => {
             const { APIKey, refreshToken } = args.input;
             const given = [APIKey, refreshToken].filter((v) => v !== undefined && v !== null);
             if (given.length !== 1) {
@@ -75,6 +87,15 @@ export function buildAuthSchema(deps: AuthDeps): GraphQLSchema {
                 : await obtainTokenWithRefreshToken(deps, refreshToken as string);
             } catch (err) {
               if (err instanceof TokenRequestError) throw tokenError(err.code, err.message);
+              if (isDatabaseUnavailable(err)) {
+                if (context?.res) context.res.locals[UNAVAILABLE] = true;
+                throw new GraphQLError(
+                  'The database is not accepting connections right now. Retry after Retry-After.',
+                  {
+                    extensions: { code: 'database_unavailable', errorType: 'APPLICATION' },
+                  },
+                );
+              }
               throw err;
             }
           },
@@ -84,9 +105,10 @@ export function buildAuthSchema(deps: AuthDeps): GraphQLSchema {
   });
 }
 
-export function graphqlHandler(deps: AuthDeps): RequestHandler {
+export function graphqlHandler(deps: AuthDeps, retryAfterSeconds: number): RequestHandler {
   const handler = createHandler({
     schema: buildAuthSchema(deps),
+    context: (req): ResolverContext => ({ res: req.context.res }),
     parse: boundedParse,
     validationRules: [maxDepthRule, singleTokenRequestRule],
     // Unexpected resolver failures must not leak internals into `errors[].message`; syntax and
@@ -97,6 +119,14 @@ export function graphqlHandler(deps: AuthDeps): RequestHandler {
         : err,
   });
   return (req, res, next) => {
+    // The adapter writes its status with writeHead: a marked response goes out as 503 instead.
+    const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => Response;
+    res.writeHead = ((status: number, ...rest: unknown[]) => {
+      if (res.locals[UNAVAILABLE] !== true) return writeHead(status, ...rest);
+      res.setHeader('Retry-After', String(retryAfterSeconds));
+      const headers = rest.find((r) => typeof r === 'object');
+      return headers === undefined ? writeHead(503) : writeHead(503, headers);
+    }) as Response['writeHead'];
     handler(req, res, next);
   };
 }

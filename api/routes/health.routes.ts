@@ -73,6 +73,7 @@ export function healthRoutes(deps: HealthDeps): Router {
     }
     const stopping = deps.stopping?.() ?? false;
     const status = stopping ? 'stopping' : failing.length ? 'unavailable' : 'ready';
+    deps.metrics.readinessChecks.inc({ status });
     res.status(status === 'ready' ? 200 : 503).json({ status, failing, checks: report });
   });
 

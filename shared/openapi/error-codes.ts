@@ -24,6 +24,10 @@ const authenticated: ErrorCatalogue = {
   503: {
     database_busy:
       'No database connection came free within `DB_ACQUIRE_TIMEOUT_MS`; nothing was done. Retry as it is after `Retry-After`.',
+    database_unavailable:
+      'The database or its pooler refused or dropped the connection (too many connections, a restart). Retry as it is after `Retry-After`; a write with the same `Idempotency-Key`, which replays it if it was stored.',
+    write_outcome_unknown:
+      'The connection was lost while the write was committing: it may or may not be stored. Resend it as it is (same `Idempotency-Key`) after `Retry-After`: a stored write is answered again, not repeated.',
   },
 };
 
@@ -448,6 +452,10 @@ export const ERRORS = {
         rate_limited: 'Over the token requests per minute from this client address; wait for `Retry-After` seconds.',
       },
       500: authenticated[500]!,
+      503: {
+        database_unavailable:
+          'The database refused or dropped the connection: no token was issued. Retry the same mutation after `Retry-After` (the body is a GraphQL answer whose `errors[].extensions.code` is `database_unavailable`).',
+      },
     }),
   },
   metrics: {
@@ -474,6 +482,7 @@ export const GRAPHQL_ERROR_CODES: Record<string, string> = {
   document_too_large: 'The GraphQL document is over 4,096 characters or 512 tokens.',
   document_too_deep: 'Selections in the GraphQL document nest more than 4 levels.',
   server_error: 'Unexpected error; nothing internal is disclosed.',
+  database_unavailable: 'The database refused or dropped the connection (HTTP 503 with `Retry-After`): retry.',
 };
 
 /** Codes any path can answer, whatever the operation. */

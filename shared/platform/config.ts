@@ -163,6 +163,14 @@ export const ConfigSchema = z
     // pin half of those connections (docs/deployment.md, "Connections"). Unset: not checked.
     DB_SERVER_CONNECTIONS: z.coerce.number().int().positive().max(100_000).optional(),
     DEPLOYMENT_REPLICAS: z.coerce.number().int().positive().max(10_000).default(1),
+    // The rest of the connection budget (shared/platform/connection-budget.ts, docs/deployment.md
+    // "Connections"): the most worker replicas that can run (the worker autoscaler's maximum), the pods
+    // a rolling update adds to each Deployment (maxSurge), and the client connections the pooler takes
+    // (PgBouncer's max_client_conn; straight to PostgreSQL, max_connections less what else uses it).
+    // With DB_CLIENT_CONNECTIONS set, every process refuses to start when the pools could open more.
+    WORKER_REPLICAS: z.coerce.number().int().positive().max(10_000).default(1),
+    DEPLOYMENT_SURGE: z.coerce.number().int().min(0).max(10_000).default(0),
+    DB_CLIENT_CONNECTIONS: z.coerce.number().int().positive().max(1_000_000).optional(),
     // Whole-cursor bound (PostgreSQL statement_timeout on the cursor's transaction); a list of 1,000,000
     // accounts takes ~6 s.
     LIST_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
@@ -185,6 +193,10 @@ export const ConfigSchema = z
     // before serving. false: it runs no DDL at all and refuses to start unless the database already has
     // every migration of this build (applied by `npm run migrate` as the owner role), so the service
     // can run as a role that only reads and writes rows (docs/deployment.md "Migrations").
+    // How long a starting process waits, in all, for a busy or refusing database (a pooler whose server
+    // connections other replicas' migrations hold, too many connections, a restart) and for the
+    // migration lock, before it exits saying which it waited on.
+    STARTUP_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(120_000),
     MIGRATE_ON_START: z
       .enum(['true', 'false'])
       .default('true')
@@ -241,7 +253,7 @@ export const ConfigSchema = z
   .refine((c) => c.DB_SERVER_CONNECTIONS === undefined || 2 * pinnedByStreams(c) <= c.DB_SERVER_CONNECTIONS, {
     path: ['DB_SERVER_CONNECTIONS'],
     message:
-      'the API processes of all replicas (DEPLOYMENT_REPLICAS × API_PROCESSES) × (LIST_STREAMS_PER_PROCESS + ' +
+      'the API processes of all replicas ((DEPLOYMENT_REPLICAS + DEPLOYMENT_SURGE) × API_PROCESSES) × (LIST_STREAMS_PER_PROCESS + ' +
       'STAFF_STREAMS_PER_PROCESS) streams may each hold a server connection for their whole run: more than half ' +
       'of DB_SERVER_CONNECTIONS, so short requests would queue behind them. Lower the stream budgets, or give ' +
       'the service more server connections',
@@ -258,11 +270,13 @@ export type Config = z.infer<typeof ConfigSchema>;
 /** Server connections every API process of the deployment may hold at once for streams. */
 function pinnedByStreams(c: {
   DEPLOYMENT_REPLICAS: number;
+  DEPLOYMENT_SURGE: number;
   API_PROCESSES: number;
   LIST_STREAMS_PER_PROCESS: number;
   STAFF_STREAMS_PER_PROCESS: number;
 }): number {
-  return c.DEPLOYMENT_REPLICAS * c.API_PROCESSES * (c.LIST_STREAMS_PER_PROCESS + c.STAFF_STREAMS_PER_PROCESS);
+  const processes = (c.DEPLOYMENT_REPLICAS + c.DEPLOYMENT_SURGE) * c.API_PROCESSES;
+  return processes * (c.LIST_STREAMS_PER_PROCESS + c.STAFF_STREAMS_PER_PROCESS);
 }
 
 /**

@@ -6,6 +6,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type QueryResult, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Config } from './config';
+import { CommitOutcomeUnknown } from './errors';
+import { isDatabaseUnavailable } from './pg-errors';
 
 /** The client or an interactive-transaction client: repositories accept either. */
 export type DbClient = Omit<PrismaClient, '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'>;
@@ -135,7 +137,10 @@ export async function inTransaction<T>(db: Database, work: (sql: Sql) => Promise
     // compiling then costs more than the statement (99 against 32 ms for a 3,200-pair look-up).
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.round(timeoutMs)}; SET LOCAL jit = off${plans}`);
     const result = await work(client);
-    await client.query('COMMIT');
+    // A connection lost here leaves the outcome unknown: say so, so the caller is told to resend.
+    await client.query('COMMIT').catch((err: unknown) => {
+      throw isDatabaseUnavailable(err) ? new CommitOutcomeUnknown(err) : err;
+    });
     client.off('error', ignore);
     client.release();
     return result;

@@ -130,3 +130,33 @@ export class OverloadError extends AppError {
     super(status, code, detail);
   }
 }
+
+/**
+ * 503 with Retry-After: the database refused or dropped the connection (too many connections, a
+ * restarting server or pooler, no pooled connection in time). `database_unavailable`: retry the
+ * request as it is (a write with its Idempotency-Key, so a write that did get stored is replayed, not
+ * repeated). `write_outcome_unknown`: the connection was lost while the write was committing, so it may
+ * or may not be stored; resending it as it is answers exactly once either way.
+ */
+export class DatabaseUnavailableError extends AppError {
+  constructor(
+    code: 'database_unavailable' | 'write_outcome_unknown',
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      503,
+      code,
+      code === 'database_unavailable'
+        ? 'The database is not accepting connections right now. Retry the request as it is after Retry-After (a write with the same Idempotency-Key).'
+        : 'The connection to the database was lost while the write was being committed: it may or may not be stored. Resend the request as it is (with the same Idempotency-Key) after Retry-After: a stored write is answered again, not repeated.',
+    );
+  }
+}
+
+/** Thrown by a transaction whose COMMIT failed on a lost connection: whether it committed is unknown. */
+export class CommitOutcomeUnknown extends Error {
+  constructor(cause: unknown) {
+    super('the connection was lost during COMMIT: the transaction may or may not have committed', { cause });
+    this.name = 'CommitOutcomeUnknown';
+  }
+}

@@ -14,6 +14,7 @@ export interface Metrics {
   breakerState: Gauge<'vendor' | 'state'>;
   vendorCallsInFlight: Gauge<'vendor'>;
   dbPool: Gauge<'state'>;
+  readinessChecks: Counter<'status'>;
 }
 
 let shared: Metrics | undefined;
@@ -92,7 +93,7 @@ function jobMetrics(registry: Registry): Pick<Metrics, 'jobDuration' | 'groupCom
 /** States read at scrape time: queue depths, circuit breakers, vendor calls in flight, database pool. */
 function stateGauges(
   registry: Registry,
-): Pick<Metrics, 'queueJobs' | 'breakerState' | 'vendorCallsInFlight' | 'dbPool'> {
+): Pick<Metrics, 'queueJobs' | 'breakerState' | 'vendorCallsInFlight' | 'dbPool' | 'readinessChecks'> {
   return {
     queueJobs: new Gauge({
       name: 'queue_jobs',
@@ -116,6 +117,12 @@ function stateGauges(
       name: 'db_pool_connections',
       help: 'PostgreSQL pool connections by state (total, idle, waiting clients).',
       labelNames: ['state'],
+      registers: [registry],
+    }),
+    readinessChecks: new Counter({
+      name: 'readiness_checks_total',
+      help: 'Answers of /readyz by status (ready, unavailable, stopping): both ready and unavailable in a window is flapping.',
+      labelNames: ['status'],
       registers: [registry],
     }),
   };

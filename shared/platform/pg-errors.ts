@@ -84,3 +84,58 @@ export function describeConnectFailure(err: unknown, url: string): string {
       return `PostgreSQL at ${where} refused the connection (${code ?? 'no SQLSTATE'}: ${message})`;
   }
 }
+
+// ── The database saying "not now" while the service runs ──
+// SQLSTATEs of a refused, dropped or not-yet-ready connection: too many connections (53300), the
+// server shutting down or starting (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03
+// cannot_connect_now), and class 08 (connection exception), which a pooler uses for its own refusals.
+const UNAVAILABLE_SQLSTATES = new Set(['53300', '57P01', '57P02', '57P03']);
+// Socket-level failures of an established or new connection.
+const SOCKET_CODES = new Set([...UNREACHABLE_CODES, 'EPIPE', 'ECONNABORTED', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+// Prisma's codes for the same: server unreachable (P1001), connect time-out (P1002), operation time-out
+// (P1008), server closed the connection (P1017), pool time-out (P2024).
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+// Prisma's driver-adapter error kinds (@prisma/adapter-pg maps pg's errors to these).
+const ADAPTER_KINDS = new Set(['TooManyConnections', 'DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
+// What pg, pg-pool and PgBouncer say when the connection is refused or lost; messages are bounded
+// before the pattern runs.
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|server conn crashed|no more connections allowed|pgbouncer cannot connect to server|server login retry|query_wait_timeout|client_login_timeout|database is paused|server shutting down|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|too many connections|remaining connection slots are reserved|Unable to start a transaction in the given time/i;
+
+// Properties an error may wrap another one in: pg and Node (`cause`), Prisma's known request errors
+// (`meta.driverAdapterError`), the driver-adapter error itself (`cause` holding `{kind, originalCode}`).
+function wrapped(node: object): unknown[] {
+  const n = node as { cause?: unknown; meta?: { driverAdapterError?: unknown }; errors?: unknown };
+  const inner: unknown[] = [n.cause, n.meta?.driverAdapterError];
+  // AggregateError (several addresses refused at once).
+  if (Array.isArray(n.errors)) inner.push(...(n.errors as unknown[]).slice(0, 4));
+  return inner;
+}
+
+function unavailableHere(node: object): boolean {
+  const { code, kind, originalCode, message } = node as Record<string, unknown>;
+  for (const c of [code, originalCode]) {
+    if (typeof c !== 'string') continue;
+    if (UNAVAILABLE_SQLSTATES.has(c) || (c.length === 5 && c.startsWith('08'))) return true;
+    if (SOCKET_CODES.has(c) || PRISMA_CODES.has(c)) return true;
+  }
+  if (typeof kind === 'string' && ADAPTER_KINDS.has(kind)) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message.slice(0, 300));
+}
+
+/**
+ * True when `err`, or an error it wraps (at most 8 deep), says the database refused, dropped or could
+ * not yet give a connection: nothing about the request is wrong, and the same request later may work.
+ * A missing database is a configuration fault, not pressure, and is left out.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const queue: unknown[] = [err];
+  for (let seen = 0; seen < 8 && queue.length > 0; seen++) {
+    const node = queue.shift();
+    if (typeof node !== 'object' || node === null) continue;
+    if (isMissingDatabase(node)) return false;
+    if (unavailableHere(node)) return true;
+    queue.push(...wrapped(node));
+  }
+  return false;
+}

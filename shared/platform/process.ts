@@ -2,7 +2,8 @@
 import { loadConfig, unconfiguredVendors, usesDevTokenSecret, type Config, type ProcessRole } from './config';
 import { createDatabase, type Database } from './db';
 import { createLogger, type Logger } from './logger';
-import { checkPostgres, checkRedis } from './preflight';
+import { budgetProblems } from './connection-budget';
+import { checkPostgres, checkRedis, waitThroughStartup } from './preflight';
 import { checkRedisEviction } from './redis-eviction';
 
 /**
@@ -10,7 +11,8 @@ import { checkRedisEviction } from './redis-eviction';
  * entry point, so this ground floor does not import the migrations above it.
  */
 export interface SchemaSteps {
-  migrate(databaseUrl: string): Promise<unknown>;
+  /** `lockWaitMs`: the longest to wait for the migration lock while another process migrates. */
+  migrate(databaseUrl: string, opts?: { lockWaitMs?: number }): Promise<unknown>;
   /** Why the schema is not this build's, or undefined when it is. */
   problem(databaseUrl: string): Promise<string | undefined>;
 }
@@ -25,26 +27,34 @@ export interface Booted {
  * Parses config (as `opts.role` needs it: the API by default), checks PostgreSQL and Redis answer (and
  * that Redis never evicts keys), then, given `opts.schema` (the process that starts first, not a
  * supervised child): applies pending migrations, or with MIGRATE_ON_START=false only checks that none
- * is pending. Exits with one clear line if anything is wrong.
+ * is pending. A busy or refusing database (a pool full of other replicas migrating, too many
+ * connections, a restart) and the migration lock are waited for, up to STARTUP_WAIT_MS in all. Exits
+ * with one clear line if anything is wrong, or the wait runs out (saying what it waited on).
  */
 export async function prepare(
   name: string,
-  opts: { schema?: SchemaSteps; role?: ProcessRole },
+  opts: { schema?: SchemaSteps; role?: ProcessRole; workerPool?: (config: Config) => number },
 ): Promise<Omit<Booted, 'db'>> {
   const role = opts.role ?? 'api';
   let config: Config;
   let evictionWarning: string | undefined;
   try {
     config = loadConfig(process.env, role);
+    // The deployment's connection budget (given one worker process's pool: the catalog's, passed in).
+    const overBudget = opts.workerPool ? budgetProblems(config, opts.workerPool(config)) : [];
+    if (overBudget.length > 0) throw new Error(`Invalid configuration:\n  ${overBudget.join('\n  ')}`);
     const { schema } = opts;
     const migrates = schema !== undefined && config.MIGRATE_ON_START;
+    const url = config.DATABASE_URL;
+    const deadline = Date.now() + config.STARTUP_WAIT_MS;
+    const left = () => Math.max(0, deadline - Date.now());
     // A missing database is created by the start-up migration; without one it is an error.
-    await checkPostgres(config.DATABASE_URL, { mayBeMissing: migrates });
+    await waitThroughStartup(left(), () => checkPostgres(url, { mayBeMissing: migrates }));
     await checkRedis(config);
     evictionWarning = await checkRedisEviction(config);
-    if (migrates) await schema.migrate(config.DATABASE_URL);
+    if (migrates) await waitThroughStartup(left(), (lockWaitMs) => schema.migrate(url, { lockWaitMs }));
     else if (schema) {
-      const problem = await schema.problem(config.DATABASE_URL);
+      const problem = await waitThroughStartup(left(), () => schema.problem(url));
       if (problem !== undefined) throw new Error(problem);
     }
   } catch (err) {
@@ -67,7 +77,12 @@ export async function prepare(
 /** prepare(), then the process's database pool. */
 export async function boot(
   name: string,
-  opts: { schema?: SchemaSteps; role?: ProcessRole; poolSize?: (config: Config) => number },
+  opts: {
+    schema?: SchemaSteps;
+    role?: ProcessRole;
+    poolSize?: (config: Config) => number;
+    workerPool?: (config: Config) => number;
+  },
 ): Promise<Booted> {
   const { config, logger } = await prepare(name, opts);
   const poolSize = opts.poolSize?.(config) ?? config.DB_POOL_SIZE;

@@ -47,6 +47,20 @@ export function blockingConnection(config: RedisTarget): ConnectionOptions {
   return { url: config.REDIS_URL, ...BLOCKING_OPTIONS };
 }
 
+/**
+ * The BullMQ prefix of one queue. BullMQ's scripts touch several keys of one queue at once (and never
+ * two queues' keys: the service uses no parent/child flows), so a cluster needs each queue's keys in
+ * one slot, not every queue's: on a Redis Cluster each queue gets a hash tag of its own,
+ * `{import}` → `{import:transactions}` (keys `{import:transactions}:transactions:wait`, …), and the
+ * queues spread over the masters. On a single Redis slots mean nothing and the prefix is QUEUE_PREFIX
+ * as it is, so the keys of a running deployment stay where they are (docs/decisions/0011).
+ */
+export function queuePrefix(config: Pick<Config, 'QUEUE_PREFIX' | 'REDIS_CLUSTER_NODES'>, queue: string): string {
+  if (!config.REDIS_CLUSTER_NODES) return config.QUEUE_PREFIX;
+  const tag = /^\{([^{}]+)\}$/.exec(config.QUEUE_PREFIX)?.[1] ?? config.QUEUE_PREFIX.replace(/[{}]/g, '');
+  return `{${tag}:${queue}}`;
+}
+
 const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';
 
 /**
@@ -79,10 +93,10 @@ export function createJobQueues(
   const connections = connectionsFor(config);
   const producer = connections.producer();
   for (const name of new Set(names)) {
-    const queue = new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
+    const queue = new Queue(name, { connection: producer, prefix: queuePrefix(config, name) });
     queue.on('error', () => undefined);
     queues.set(name, queue);
-    const ev = new QueueEvents(name, { connection: connections.blocking(), prefix: config.QUEUE_PREFIX });
+    const ev = new QueueEvents(name, { connection: connections.blocking(), prefix: queuePrefix(config, name) });
     ev.on('error', () => undefined);
     events.set(name, ev);
   }

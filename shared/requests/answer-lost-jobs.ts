@@ -8,7 +8,7 @@
 import { Queue } from 'bullmq';
 import type { Config } from '../platform/config';
 import type { Database } from '../platform/db';
-import { connectionsFor } from '../platform/queues';
+import { connectionsFor, queuePrefix } from '../platform/queues';
 import type { AnyQueuedRequestJob } from './job-declaration';
 import { storeAnswerIfPending } from './request-result.repository';
 
@@ -40,7 +40,7 @@ export async function answerLostJobs(
   const queues = new Map<string, Queue>();
   const queueOf = (kind: AnyQueuedRequestJob) => {
     const name = kind.queue;
-    const queue = queues.get(name) ?? new Queue(name, { connection: producer, prefix: config.QUEUE_PREFIX });
+    const queue = queues.get(name) ?? new Queue(name, { connection: producer, prefix: queuePrefix(config, name) });
     queue.on('error', () => undefined);
     queues.set(name, queue);
     return queue;

@@ -52,12 +52,14 @@ export async function startPgBouncer(opts: {
   roles: string[];
   databases?: string[];
   poolSize?: number;
+  /** The port of a PgBouncer stopped before: starting on it again is a restart, as clients see it. */
+  port?: number;
 }): Promise<PgBouncer> {
   const binary = pgbouncerBinary();
   const dir = await mkdtemp(path.join(tmpdir(), 'pgbouncer-'));
   // Readable by the user PgBouncer switches to.
   await chmod(dir, 0o755);
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const server = `host=${PG_BASE.hostname} port=${PG_BASE.port || '5432'}`;
   const databases = opts.databases?.map((d) => `${d} = ${server} dbname=${d}`) ?? [`* = ${server}`];
   const ini = [

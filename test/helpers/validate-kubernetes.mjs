@@ -6,15 +6,24 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { parseAllDocuments } from 'yaml';
 
-// The kinds deploy/kubernetes uses, by apiVersion and kind; any other is reported as unknown.
+// The Kubernetes kinds the chart (deploy/helm/data-import) uses, by apiVersion and kind; any other is
+// reported as unknown (the custom resources, KEDA's and prometheus-operator's, are checked by the test).
 const MODELS = new Map(
-  [ConfigMap, Secret, Service, Deployment, Job, PodDisruptionBudget, HorizontalPodAutoscaler].map((m) => [
-    `${m.apiVersion}/${m.kind}`,
-    m,
-  ]),
+  [
+    ConfigMap,
+    Secret,
+    Service,
+    ServiceAccount,
+    Deployment,
+    Job,
+    PodDisruptionBudget,
+    HorizontalPodAutoscaler,
+    NetworkPolicy,
+  ].map((m) => [`${m.apiVersion}/${m.kind}`, m]),
 );
 
 const results = [];

@@ -1,26 +1,25 @@
-// deploy/kubernetes/ checked without a cluster: every object validates against the Kubernetes API's
-// schemas (kubernetes-models), and the objects agree with each other and with the service (labels and
-// selectors, settings, probe paths, ports, the shutdown budget).
+// deploy/helm/data-import checked without a cluster: the chart rendered as `helm template` would
+// (test/helpers/render-chart.ts), every object validated against the Kubernetes API's schemas
+// (kubernetes-models), and the objects agreeing with each other and with the service (labels and
+// selectors, settings, probe paths, ports, the shutdown budget). Pod security, NetworkPolicies, the
+// migration hook, autoscaling and monitoring: test/platform/kubernetes-policies.test.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../shared/platform/config';
 import { processMetrics } from '../../shared/platform/metrics';
 import { startMetricsServer } from '../../worker/metrics-server';
 import { request, startTestApp } from '../helpers/app';
+import { chartValues, renderChart, type Obj } from '../helpers/render-chart';
 
 const ROOT = path.join(__dirname, '../..');
-const DIR = path.join(ROOT, 'deploy/kubernetes');
 const VALIDATOR = path.join(__dirname, '../helpers/validate-kubernetes.mjs');
-// Settings the PostgreSQL side of issue 21 adds to config.ts (a parallel branch): named here until merged.
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Obj = Record<string, any>;
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
-const objects: Obj[] = files.flatMap((f) =>
-  parseAllDocuments(readFileSync(path.join(DIR, f), 'utf8')).map((d) => d.toJS() as Obj),
-);
+// Rendered with the trial Secrets, so that every setting the pods get can be read.
+const rendered = renderChart(chartValues({ secrets: { create: true } }));
+const objects: Obj[] = rendered.flatMap((f) => f.objects);
+/** Custom resources (KEDA, prometheus-operator): kubernetes-models has no schema for them. */
+const CUSTOM = new Set(['ScaledObject', 'PrometheusRule']);
 const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
 const named = (kind: string, name: string) => {
   const found = ofKind(kind).find((o) => o.metadata.name === name);
@@ -51,30 +50,39 @@ function validate(paths: string[]): { file: string; kind: string; name: string; 
   return JSON.parse(execFileSync(process.execPath, [VALIDATOR, ...paths], { cwd: ROOT, encoding: 'utf8' }));
 }
 
-describe('deploy/kubernetes', () => {
-  it('lists every manifest in kustomization.yaml', () => {
-    const kustomization = parseAllDocuments(readFileSync(path.join(DIR, 'kustomization.yaml'), 'utf8'))[0]!.toJS();
-    expect([...kustomization.resources].sort()).toEqual([...files].sort());
+describe('deploy/helm/data-import', () => {
+  it("renders every template with the chart's values, and refuses to render without them", () => {
+    expect(rendered.map((f) => f.template)).toContain('migrate-job.yaml');
+    expect(rendered.every((f) => !f.text.includes('{{ .Values'))).toBe(true);
+    expect(() => renderChart({})).toThrow(/\.Values\.\S+ is not set/);
   });
 
   it("validates every object against the Kubernetes API's schemas, and the validator refuses a wrong one", () => {
-    const results = validate(files.map((f) => path.join(DIR, f)));
-    expect(results.length).toBe(objects.length);
+    const dir = mkdtempSync(path.join(tmpdir(), 'k8s-'));
+    const files = rendered.map((f) => {
+      const file = path.join(dir, f.template);
+      writeFileSync(file, f.text);
+      return file;
+    });
+    const results = validate(files).filter((r) => !CUSTOM.has(r.kind));
+    expect(results.length).toBe(objects.filter((o) => !CUSTOM.has(o.kind)).length);
     expect(results.filter((r) => r.error !== null)).toEqual([]);
     expect(new Set(results.map((r) => r.kind))).toEqual(
       new Set([
         'ConfigMap',
         'Secret',
+        'ServiceAccount',
         'Job',
         'Deployment',
         'Service',
         'PodDisruptionBudget',
         'HorizontalPodAutoscaler',
+        'NetworkPolicy',
       ]),
     );
     const broken = structuredClone(api);
     container(broken).ports[0].containerPort = 'eight thousand';
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'k8s-')), 'broken.yaml');
+    const file = path.join(dir, 'broken.yaml');
     writeFileSync(file, JSON.stringify(broken));
     expect(validate([file])[0]!.error).toMatch(/containerPort must be integer/);
   });
@@ -112,10 +120,15 @@ describe('deploy/kubernetes', () => {
     ];
     expect(given.filter((name) => !known.has(name))).toEqual([]);
     for (const d of [api, worker]) expect(environment(container(d)).MIGRATE_ON_START).toBe('false');
-    // The stream-budget check counts the most API replicas the autoscaler may run, and passes with them.
+    // The connection budget counts the most replicas the autoscalers may run, and a rolling update's surge.
     expect(Number(configMap.data.DEPLOYMENT_REPLICAS)).toBe(
       named('HorizontalPodAutoscaler', 'data-import-api').spec.maxReplicas,
     );
+    expect(Number(configMap.data.WORKER_REPLICAS)).toBe(
+      named('ScaledObject', 'data-import-worker').spec.maxReplicaCount,
+    );
+    for (const d of [api, worker])
+      expect(d.spec.strategy.rollingUpdate.maxSurge).toBe(Number(configMap.data.DEPLOYMENT_SURGE));
     // (secret.yaml holds placeholders, shorter than the secrets a deployment puts there.)
     const secrets = { TOKEN_SECRET: 's'.repeat(32), SESSION_SECRET: 's'.repeat(32), METRICS_TOKEN: 'm'.repeat(16) };
     for (const d of [api, worker]) {

@@ -1,7 +1,9 @@
 // A Redis Cluster master fails over to its replica while transactions are being imported through the
 // service: every request still gets its final answer, and every transaction is stored exactly once.
-// The fail-over is CLUSTER FAILOVER on the replica of the master that holds the queues' slot (the hash
-// tag of QUEUE_PREFIX), so the queues, the rate limits and the heartbeats all move at once.
+// The fail-over is CLUSTER FAILOVER on the replica of the master that holds the transactions queue's
+// slot (its own hash tag on a cluster, shared/platform/queues.ts `queuePrefix`).
+import { queuePrefix } from '../../shared/platform/queues';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 import { request, createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
 import { until } from '../helpers/until';
@@ -51,7 +53,7 @@ describe('a Redis Cluster fail-over in the middle of an import', () => {
     const lanes = Array.from({ length: LANES }, (_, i) => lane(i));
     // Fail over once the import is under way: some requests answered, the lanes still sending.
     await until('the first answers', () => (answered.length >= LANES ? true : undefined), 60_000);
-    const failedOver = await cluster.failOver(running.config.QUEUE_PREFIX);
+    const failedOver = await cluster.failOver(queuePrefix(running.config, transactionImportJob.queue));
     progress.failedOver = failedOver;
     await Promise.all(lanes);
 

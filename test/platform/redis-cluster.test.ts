@@ -1,17 +1,43 @@
-// The service on a Redis Cluster: every queue key shares the QUEUE_PREFIX hash tag (BullMQ's scripts
-// touch several keys of a queue at once, which a cluster allows only within one slot), and the other
-// Redis uses (rate limits, heartbeats, staff sessions) are single-key. Proved against a local
-// three-master cluster.
+// The service on a Redis Cluster: each queue's keys share a hash tag of their own (BullMQ's scripts
+// touch several keys of one queue at once, which a cluster allows only within one slot, and never two
+// queues' keys), so the queues spread over the masters; the other Redis uses (rate limits, heartbeats,
+// staff sessions) are single-key under QUEUE_PREFIX. Proved against a local three-master cluster.
 import { promisify } from 'node:util';
 import type { SessionData } from 'express-session';
 import { Cluster } from 'ioredis';
 import { RedisSessionStore } from '../../api/staff/redis-session-store';
+import { REQUEST_QUEUES } from '../../shared/catalog/jobs';
+import { queuePrefix } from '../../shared/platform/queues';
 import { createRedis, untilReady } from '../../shared/platform/redis';
-import { testConfig } from '../helpers/context';
+import { testConfig, uniqueSuffix } from '../helpers/context';
 import { request, createTenant, startTestApp, type TestApp } from '../helpers/app';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../helpers/redis-cluster';
 import { until } from '../helpers/until';
 import { envelope, importedAccount, payment, postTransactions } from '../transactions/transactions.fixture';
+
+/**
+ * A QUEUE_PREFIX whose request queues' hash tags do not all fall on one master (with three masters a
+ * random prefix does so one time in nine), so that the test shows the spread every time it runs.
+ */
+async function spreadPrefix(cluster: LocalRedisCluster): Promise<string> {
+  const client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
+  try {
+    const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    const masterOf = (slot: number) => ranges.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
+    for (let tries = 0; tries < 50; tries++) {
+      const prefix = `{cluster-${uniqueSuffix()}}`;
+      const masters = await Promise.all(
+        REQUEST_QUEUES.map(async (q) =>
+          masterOf(Number(await client.call('CLUSTER', 'KEYSLOT', `{${prefix.slice(1, -1)}:${q}}`))),
+        ),
+      );
+      if (new Set(masters).size > 1) return prefix;
+    }
+    throw new Error('no prefix spreads the queues over two masters in 50 tries');
+  } finally {
+    client.disconnect();
+  }
+}
 
 describe('on a three-node Redis Cluster', () => {
   let cluster: LocalRedisCluster;
@@ -27,7 +53,10 @@ describe('on a three-node Redis Cluster', () => {
   });
 
   it('queues a transactions request, a worker processes it, and the answer and the row come back', async () => {
-    app = await startTestApp({ REDIS_CLUSTER_NODES: cluster.nodes, RESULT_WAIT_MS: '20000' }, { workers: true });
+    app = await startTestApp(
+      { REDIS_CLUSTER_NODES: cluster.nodes, RESULT_WAIT_MS: '20000', QUEUE_PREFIX: await spreadPrefix(cluster) },
+      { workers: true },
+    );
     const tenant = await createTenant(app);
     const account = await importedAccount(app, tenant);
 
@@ -55,16 +84,56 @@ describe('on a three-node Redis Cluster', () => {
     expect(res.headers.get('ratelimit')).toMatch(/r=\d+/);
     expect((await request(app.baseUrl, 'GET', '/readyz')).status).toBe(200);
 
-    // Every key the service wrote lives in the one slot of the prefix's hash tag.
+    // Each queue's keys live in the one slot of its own hash tag; the queues are spread over the masters.
     const client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
     try {
-      const prefix = app.config.QUEUE_PREFIX;
-      const slot = Number(await client.call('CLUSTER', 'KEYSLOT', prefix));
-      const keys = (await Promise.all(client.nodes('master').map((node) => node.keys(`${prefix}*`)))).flat();
-      expect(keys).toEqual(expect.arrayContaining([`${prefix}:transactions:meta`, `${prefix}:worker-heartbeats`]));
-      expect(keys.some((k) => k.startsWith(`${prefix}:rl:org:`))).toBe(true);
-      const slots = await Promise.all(keys.map(async (k) => Number(await client.call('CLUSTER', 'KEYSLOT', k))));
-      expect(new Set(slots)).toEqual(new Set([slot]));
+      const running = app;
+      const slotOf = async (key: string) => Number(await client.call('CLUSTER', 'KEYSLOT', key));
+      // Connected (and the masters known) before they are listed.
+      await client.call('CLUSTER', 'INFO');
+      const byMaster = await Promise.all(
+        client.nodes('master').map(async (node) => ({
+          node: `${node.options.host}:${node.options.port}`,
+          keys: (await node.keys('*')).filter((k) => k.includes(`${running.config.QUEUE_PREFIX.slice(1, -1)}`)),
+        })),
+      );
+      const queueKeys = new Map<string, string[]>();
+      for (const queue of REQUEST_QUEUES) {
+        const prefix = queuePrefix(running.config, queue);
+        expect(prefix).toBe(`{${running.config.QUEUE_PREFIX.slice(1, -1)}:${queue}}`);
+        queueKeys.set(
+          queue,
+          byMaster.flatMap((m) => m.keys.filter((k) => k.startsWith(`${prefix}:`))),
+        );
+        // Every queue has keys: at least its Worker's stalled-check marker.
+        expect({ queue, keys: queueKeys.get(queue)!.length > 0 }).toEqual({ queue, keys: true });
+        const slots = new Set(await Promise.all(queueKeys.get(queue)!.map(slotOf)));
+        expect({ queue, slots: [...slots] }).toEqual({ queue, slots: [await slotOf(prefix)] });
+      }
+      expect(queueKeys.get('transactions')).toEqual(
+        expect.arrayContaining([`${queuePrefix(running.config, 'transactions')}:transactions:meta`]),
+      );
+      // The request queues' keys are on more than one master (printed for docs/performance.md).
+      const mastersWithQueues = byMaster.filter((m) =>
+        m.keys.some((k) => REQUEST_QUEUES.some((q) => k.startsWith(`${queuePrefix(running.config, q)}:`))),
+      );
+      console.log(
+        'queue keys per master:',
+        JSON.stringify(
+          byMaster.map((m) => ({
+            node: m.node,
+            queues: REQUEST_QUEUES.filter((q) =>
+              m.keys.some((k) => k.startsWith(`${queuePrefix(running.config, q)}:`)),
+            ),
+          })),
+        ),
+      );
+      expect(mastersWithQueues.length).toBeGreaterThan(1);
+      // The keys outside BullMQ stay under QUEUE_PREFIX, single-key each.
+      const prefix = running.config.QUEUE_PREFIX;
+      const all = byMaster.flatMap((m) => m.keys);
+      expect(all).toContain(`${prefix}:worker-heartbeats`);
+      expect(all.some((k) => k.startsWith(`${prefix}:rl:org:`))).toBe(true);
     } finally {
       client.disconnect();
     }
