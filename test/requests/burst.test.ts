@@ -139,10 +139,22 @@ describe('queued writes that arrive together', () => {
       );
       expect(failedJobs.filter((j) => jobs.has(j)).sort()).toEqual([...jobs].sort());
 
+      // (Other files' leftover rows in this test database may be answered too: hence no exact counts.)
+      const pending = async () =>
+        (
+          await app.db.pool.query<{ id: string }>(
+            'SELECT id FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NULL',
+            [ids],
+          )
+        ).rows.length;
       const pastWait = Date.now() + app.config.RESULT_WAIT_MS + 1000;
-      expect(await answerLostJobs(app.db, app.config, QUEUED_REQUEST_JOBS, new Date(pastWait))).toBe(0);
+      await answerLostJobs(app.db, app.config, QUEUED_REQUEST_JOBS, new Date(pastWait));
+      expect(await pending()).toBe(sent.length);
       const pastGrace = new Date(pastWait + FINISHED_JOB_GRACE_MS);
-      expect(await answerLostJobs(app.db, app.config, QUEUED_REQUEST_JOBS, pastGrace)).toBe(sent.length);
+      expect(await answerLostJobs(app.db, app.config, QUEUED_REQUEST_JOBS, pastGrace)).toBeGreaterThanOrEqual(
+        sent.length,
+      );
+      expect(await pending()).toBe(0);
 
       for (const [i, id] of ids.entries()) {
         const { rows } = await app.db.pool.query<{ httpStatus: number }>(
