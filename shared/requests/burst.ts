@@ -22,12 +22,12 @@ import * as repo from './request-result.repository';
 const RETRY_AFTER_SECONDS = 2;
 
 /** How one request's hand-over ended. */
-export type HandOver =
+type HandOver =
   | { kind: 'queued'; jobId: string }
   /** Its Idempotency-Key has a row already: the request takes the one-by-one path. */
   | { kind: 'taken' };
 
-export interface BurstRequest {
+interface BurstRequest {
   row: repo.NewPendingResult;
   data: QueuedRequestData;
   /** The payload's size in characters (its JSON), for the burst's byte bound. */
