@@ -37,6 +37,9 @@ export class GiveUp extends UnrecoverableError {
   }
 }
 
+/** The most requests of one burst job the worker runs (the API's bursts are far smaller: burst.maxItems). */
+const MAX_BURST_REQUESTS = 1000;
+
 /** A job in its group: prepared for its kind's `commit`, or already answered (a refusal, a spent job). */
 type GroupItem = PreparedRequest<unknown, unknown> | { request: QueuedRequest<unknown>; answer: Answer };
 
@@ -61,7 +64,9 @@ export class QueuedJobRunner {
    * the requests answered meanwhile (their rows are finished).
    */
   async runBurst(kind: AnyQueuedRequestJob, job: Job<BurstData>): Promise<BurstOutcome> {
-    const requests = (job.data.requests ?? []).slice(0, kind.burst?.maxItems ?? 1);
+    // Bounded, but never below what an API may put in a burst: a request cut off here would wait for
+    // the lost-job sweep instead of its job.
+    const requests = (job.data.requests ?? []).slice(0, Math.max(MAX_BURST_REQUESTS, kind.burst?.maxItems ?? 0));
     const asJob = job as unknown as Job<QueuedRequestData>;
     const settled = await Promise.allSettled(
       requests.map((data) => this.runRequest(kind, requestOf(data, asJob), asJob)),
