@@ -24,6 +24,8 @@ const RETRY_AFTER_SECONDS = 2;
 /** How one request's hand-over ended. */
 type HandOver =
   | { kind: 'queued'; jobId: string }
+  /** Redis refused the burst's job: this refusal is the request's answer (stored, when it names the request). */
+  | { kind: 'refused'; refusal: UnavailableError }
   /** Its Idempotency-Key has a row already: the request takes the one-by-one path. */
   | { kind: 'taken' };
 
@@ -117,17 +119,28 @@ async function handOverBurst(deps: BurstDeps, requests: BurstRequest[]): Promise
     alone ? null : jobId,
   );
   const members = requests.filter((r) => inserted.has(r.row.id));
-  if (members.length > 0) await addJob(deps, jobId, alone, members);
-  return requests.map((r) => (inserted.has(r.row.id) ? { kind: 'queued', jobId } : { kind: 'taken' }));
+  const refusalFor = members.length > 0 ? await addJob(deps, jobId, alone, members) : undefined;
+  // A request whose key has a row already is not refused with the burst: it was never part of the job.
+  return requests.map((r): HandOver => {
+    if (!inserted.has(r.row.id)) return { kind: 'taken' };
+    return refusalFor ? { kind: 'refused', refusal: refusalFor(r.row.id) } : { kind: 'queued', jobId };
+  });
 }
 
-async function addJob(deps: BurstDeps, jobId: string, alone: boolean, members: BurstRequest[]): Promise<void> {
+/** Adds the burst's job; when Redis refuses it, what each of its requests is answered instead. */
+async function addJob(
+  deps: BurstDeps,
+  jobId: string,
+  alone: boolean,
+  members: BurstRequest[],
+): Promise<((resultId: string) => UnavailableError) | undefined> {
   const { kind } = deps;
   const opts = { attempts: kind.retry.attempts, backoff: deps.backoff ?? kind.retry.backoff, ...kind.cleanUp, jobId };
   try {
     const queue = deps.queues.queue(kind.queue);
     if (alone) await queue.add(kind.name, members[0]!.data, opts);
     else await queue.add(kind.burst.name, { requests: members.map((m) => m.data) } satisfies BurstData, opts);
+    return undefined;
   } catch {
     const refusal = (id?: string) =>
       new UnavailableError(
@@ -142,13 +155,6 @@ async function addJob(deps: BurstDeps, jobId: string, alone: boolean, members: B
       () => false,
     );
     // Without a stored answer the Location would report "pending" for ever: leave it out.
-    throw new BurstRefused(stored ? refusal : () => refusal());
-  }
-}
-
-/** Redis refused the burst's job: each request is refused with its own Location (when its answer is stored). */
-export class BurstRefused extends Error {
-  constructor(readonly refusalFor: (resultId: string) => UnavailableError) {
-    super('the work queue refused a burst');
+    return stored ? refusal : () => refusal();
   }
 }

@@ -14,7 +14,7 @@ import type { Database } from '../platform/db';
 import { ConflictError, NotFoundError, resultPending, UnavailableError } from '../platform/errors';
 import type { JobQueues } from '../platform/queues';
 import type { Answer } from './answer';
-import { BurstRefused, createBurstQueue, type BurstQueue } from './burst';
+import { createBurstQueue, type BurstQueue } from './burst';
 import { enqueueJob } from './enqueue-job';
 import type { AnyQueuedRequestJob } from './job-declaration';
 import * as repo from './request-result.repository';
@@ -222,12 +222,9 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
   const waiter = ctx.waiters.watch(id);
   let jobId: string | undefined;
   try {
-    const outcome = await burst
-      .handOver({ row, data: jobDataOf(req, id), bytes: json.length })
-      .catch((err: unknown) => {
-        throw err instanceof BurstRefused ? err.refusalFor(id) : err;
-      });
+    const outcome = await burst.handOver({ row, data: jobDataOf(req, id), bytes: json.length });
     if (outcome.kind === 'taken') return undefined;
+    if (outcome.kind === 'refused') throw outcome.refusal;
     jobId = outcome.jobId;
     if (jobId !== id) ctx.burstMembers.set(jobId, (ctx.burstMembers.get(jobId) ?? new Set()).add(id));
     return await waitForResult(ctx, req, waiter, id, false);

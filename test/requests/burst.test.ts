@@ -2,14 +2,15 @@
 // travel in one job, their rows name it, one completion event answers them all, and each request keeps
 // its own answer, its Idempotency-Key replay and, when its burst's job fails, an answer from the sweep.
 import { QueueEvents, UnrecoverableError, Worker } from 'bullmq';
-import { QUEUED_REQUEST_JOBS } from '../../shared/catalog/jobs';
-import { blockingConnection } from '../../shared/platform/queues';
+import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES } from '../../shared/catalog/jobs';
+import { blockingConnection, createJobQueues, type JobQueues } from '../../shared/platform/queues';
 import { answerLostJobs, FINISHED_JOB_GRACE_MS } from '../../shared/requests/answer-lost-jobs';
 import { transactionImportJob } from '../../shared/transactions/transaction.job';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { startTenantApp } from '../helpers/tenant-app';
+import { testConfig } from '../helpers/context';
 import { until } from '../helpers/until';
-import type { Tenant, TestApp } from '../helpers/app';
+import { request, type Tenant, type TestApp } from '../helpers/app';
 import {
   envelope,
   importedAccount,
@@ -169,5 +170,49 @@ describe('queued writes that arrive together', () => {
     } finally {
       await breaking.close();
     }
+  });
+});
+
+describe('queued writes that arrive together while the queue refuses their job', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+  let queues: JobQueues;
+
+  beforeAll(async () => {
+    queues = createJobQueues(testConfig(), REQUEST_QUEUES);
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' }, { queues }));
+    // Closed: every add is refused, as when Redis is unreachable.
+    await queues.queue(transactionImportJob.queue).close();
+  });
+  afterAll(async () => {
+    await app.close();
+    await queues.close();
+  });
+
+  it('are each refused 503 queue_unavailable with their own stored answer, and a replay of an earlier key is not refused with them', async () => {
+    const account = await importedAccount(app, tenant);
+    const key = `refused-earlier-${account.external}`;
+    const earlierBody = envelope(tenant, account, [payment('earlier-1')]);
+    // A request with this key answered before (its row finished with a final answer).
+    const earlier = await postTransactions(app, tenant.token, earlierBody, { idempotencyKey: key });
+    expect(earlier.status).toBe(503);
+    await app.db.pool.query(
+      `UPDATE request_results SET http_status = 400, body = '{"code":"x"}', error_code = 'x' WHERE id = $1`,
+      [earlier.body.request_id],
+    );
+
+    const sent = Array.from({ length: 8 }, (_, i) => envelope(tenant, account, [payment(`refused-${i}`)]));
+    const [replay, ...answers] = await Promise.all([
+      postTransactions(app, tenant.token, earlierBody, { idempotencyKey: key }),
+      ...sent.map((body) => postTransactions(app, tenant.token, body)),
+    ]);
+
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([400, 'true']);
+    expect(answers.map((a) => [a.status, a.body.code])).toEqual(sent.map(() => [503, 'queue_unavailable']));
+    for (const answer of answers) {
+      const polled = await request(app.baseUrl, 'GET', answer.headers.get('location')!, { token: tenant.token });
+      expect([polled.status, polled.body]).toEqual([503, answer.body]);
+    }
+    expect(await storedTransactions(app, account.accountId)).toEqual([]);
   });
 });
