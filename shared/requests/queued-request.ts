@@ -218,8 +218,10 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
     idempotencyKey: req.idempotencyKey ?? null,
     bodyHash,
   };
-  // Watched before the hand-over: the answer may come before the hand-over's promise resolves.
+  // Watched before the hand-over: the answer may come before the hand-over's promise resolves. The wait
+  // counts from here: time spent waiting for a hand-over slot is part of the client's RESULT_WAIT_MS.
   const waiter = ctx.waiters.watch(id);
+  const deadline = Date.now() + ctx.waitMs;
   let jobId: string | undefined;
   try {
     const outcome = await burst.handOver({ row, data: jobDataOf(req, id), bytes: json.length });
@@ -227,7 +229,7 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
     if (outcome.kind === 'refused') throw outcome.refusal;
     jobId = outcome.jobId;
     if (jobId !== id) ctx.burstMembers.set(jobId, (ctx.burstMembers.get(jobId) ?? new Set()).add(id));
-    return await waitForResult(ctx, req, waiter, id, false);
+    return await waitForResult(ctx, req, waiter, id, false, deadline);
   } finally {
     waiter.close();
     const members = jobId === undefined ? undefined : ctx.burstMembers.get(jobId);
@@ -299,8 +301,8 @@ async function waitForResult(
   waiter: Waiter,
   resultId: string,
   readFirst: boolean,
+  deadline = Date.now() + ctx.waitMs,
 ): Promise<Answer> {
-  const deadline = Date.now() + ctx.waitMs;
   let read = readFirst;
   for (;;) {
     if (read) {
