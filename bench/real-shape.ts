@@ -2,8 +2,10 @@
 // handful each, so the rehearsal sends 10 transactions per request and one note or statement per
 // request, 16 requests at a time. This phase measures that shape beside the 100-item phases, and the
 // rows it adds to the bench's table hold it to the real-shape targets.
+import type { Client } from 'pg';
 import type { WriteTarget } from './payloads';
 import { type CpuMeter, say, throughput } from './measure';
+import { pgbenchReference, type PgbenchReference } from './pgbench';
 import type { Row } from './report';
 import type { BenchResults, CpuUse, Throughput } from './results';
 
@@ -26,6 +28,9 @@ export async function realShapePhase(
     warmupMs: number;
     durationMs: number;
     runId: string;
+    /** For the pgbench reference run beside the phases (on the bench database). */
+    pg: Client;
+    databaseUrl: string;
   },
 ): Promise<NonNullable<BenchResults['real']>> {
   const window = { clients: ctx.clients, warmupMs: ctx.warmupMs, durationMs: ctx.durationMs };
@@ -37,11 +42,23 @@ export async function realShapePhase(
     batch: ctx.batch,
     runId: `${ctx.runId}r`,
   });
+  const seconds = Math.max(5, Math.round(ctx.durationMs / 1000));
+  const reference = (rows: number) =>
+    pgbenchReference(ctx.pg, ctx.databaseUrl, { clients: ctx.clients, rows, seconds });
+  const pgbenchBatch = await reference(ctx.batch);
   say(`real shape: notes, ${ctx.clients} clients × 1`);
   const notes = await throughput(meter, { kind: 'notes', ...common, batch: 1, runId: `${ctx.runId}r` });
   say(`real shape: statements, ${ctx.clients} clients × 1`);
   const statements = await throughput(meter, { kind: 'statements', ...common, batch: 1, runId: `${ctx.runId}r` });
-  return { clients: ctx.clients, batch: ctx.batch, transactions, notes, statements };
+  const pgbenchOne = await reference(1);
+  return {
+    clients: ctx.clients,
+    batch: ctx.batch,
+    transactions,
+    notes,
+    statements,
+    pgbench: { batch: pgbenchBatch, one: pgbenchOne },
+  };
 }
 
 const n = (v: number) => v.toLocaleString('en-GB', { maximumFractionDigits: 0 });
@@ -55,7 +72,7 @@ const split = (t: Throughput) => {
 
 export function realShapeRows(r: BenchResults): Row[] {
   if (!r.real) return [];
-  const { transactions: t, notes, statements, clients, batch } = r.real;
+  const { transactions: t, notes, statements, clients, batch, pgbench } = r.real;
   const rows: Row[] = [
     {
       figure: `real shape: transactions, ${clients} clients × ${batch} per account`,
@@ -72,6 +89,7 @@ export function realShapeRows(r: BenchResults): Row[] {
       value: `${((t.perSecond / r.ceiling.rowsPerSecond) * 100).toFixed(1)} %`,
       target: '',
     });
+  if (pgbench) rows.push(pgbenchRow(pgbench.batch, t));
   rows.push(...common(t));
   for (const [name, one] of [
     ['notes', notes],
@@ -83,6 +101,7 @@ export function realShapeRows(r: BenchResults): Row[] {
       target: `≥ ${n(REAL_TARGETS.oneItemRequestsPerSecond)} req/s`,
       met: one.requestsPerSecond >= REAL_TARGETS.oneItemRequestsPerSecond,
     });
+    if (pgbench) rows.push(pgbenchRow(pgbench.one, one));
     rows.push(...common(one));
     const api = ms(one, one.cpu.api);
     rows.push({
@@ -93,6 +112,20 @@ export function realShapeRows(r: BenchResults): Row[] {
     });
   }
   return rows;
+}
+
+/** The pgbench TPS measured beside the phase, and the phase's requests per second as a share of it. */
+function pgbenchRow(ref: PgbenchReference, t: Throughput): Row {
+  const figure = `  pgbench, ${ref.clients} clients × one ${ref.rows}-row insert`;
+  if (ref.tps === null) return { figure, value: `not measured (${ref.error ?? 'no tps line'})`, target: '' };
+  const share = (t.requestsPerSecond / ref.tps) * 100;
+  const target = ref.rows === 1 ? 45 : 30;
+  return {
+    figure,
+    value: `${n(ref.tps)} TPS; the phase is ${share.toFixed(1)} % of it`,
+    target: `≥ ${target} %`,
+    met: share >= target,
+  };
 }
 
 function common(t: Throughput): Row[] {

@@ -1,6 +1,7 @@
 // The shape of bench/results.json: what one `npm run bench` measured, phase by phase.
 import type { AccountsResult } from './account-load';
 import type { DownloadResult, WindowResult } from './load';
+import type { PgbenchReference } from './pgbench';
 
 export interface CpuUse {
   /** Average cores used over the phase (warm-up included): CPU seconds ÷ wall seconds. */
@@ -42,7 +43,15 @@ export interface BenchResults {
   transactions?: Throughput & { ratioToCeiling?: number };
   notes?: Throughput;
   /** The rehearsal's shape: `batch` transactions per request, one note or statement per request. */
-  real?: { clients: number; batch: number; transactions: Throughput; notes: Throughput; statements: Throughput };
+  real?: {
+    clients: number;
+    batch: number;
+    transactions: Throughput;
+    notes: Throughput;
+    statements: Throughput;
+    /** pgbench beside the phases: one `batch`-row and one 1-row insert per transaction (bench/pgbench.ts). */
+    pgbench?: { batch: PgbenchReference; one: PgbenchReference };
+  };
   /** Accounts scheduled through v2 and awaited until PROCESSED (bench/accounts.ts). */
   accounts?: AccountsPhaseResult;
   status?: Throughput;

@@ -236,8 +236,9 @@ async function writePhases(b: Bench, meter: CpuMeter, base: string, token: strin
   if (has('ceiling')) runs.push(await ceiling());
   if (has('transactions')) results.transactions = await write('transactions');
   if (has('real')) {
-    const real = { ...window, clients: opts.realClients, batch: opts.realBatch, base, token, targets, runId };
-    results.real = await realShapePhase(meter, real);
+    const { pg, opts: o } = b;
+    const real = { ...window, clients: o.realClients, batch: o.realBatch, base, token, targets, runId, pg };
+    results.real = await realShapePhase(meter, { ...real, databaseUrl: o.databaseUrl });
   }
   if (has('ceiling') && (has('transactions') || has('real'))) runs.push(await ceiling());
   if (runs.length) {

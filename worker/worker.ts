@@ -12,7 +12,7 @@ import type { Logger } from '../shared/platform/logger';
 import { processMetrics } from '../shared/platform/metrics';
 import { connectionsFor, queuePrefix, WORKER_LOCK_OPTIONS } from '../shared/platform/queues';
 import { createRedis, untilReady, type RedisClient } from '../shared/platform/redis';
-import type { JobContext, QueuedRequestData } from '../shared/requests/job-declaration';
+import type { BurstData, JobContext, QueuedRequestData } from '../shared/requests/job-declaration';
 import { QueuedJobRunner } from '../shared/requests/queued-job';
 import { scrubJobError } from './job-failure';
 
@@ -41,6 +41,13 @@ function handlersByQueue(ctx: JobContext): Map<string, Map<string, JobHandler>> 
       run: (job) => runner.run(kind, job as Job<QueuedRequestData>),
       concurrency: kind.concurrency(ctx.config),
     });
+    // A burst's job runs many requests side by side: a few at once keep the group committer fed.
+    if (kind.burst) {
+      add(kind.queue, kind.burst.name, {
+        run: (job) => runner.runBurst(kind, job as Job<BurstData>),
+        concurrency: kind.concurrency(ctx.config),
+      });
+    }
   }
   // Scheduled jobs need no parallelism.
   for (const scheduled of SCHEDULED_JOBS) {
@@ -55,11 +62,13 @@ function attemptRunner(queue: string, handlers: Map<string, JobHandler>, logger:
   const metrics = processMetrics();
   return async (job: Job) => {
     const data = job.data as Partial<QueuedRequestData> & { traceId?: string };
+    const burst = (job.data as Partial<BurstData>).requests;
     const log = logger.child({
       queue,
       jobId: job.id,
       httpRequestId: data.httpRequestId ?? data.traceId,
       attempt: job.attemptsMade + 1,
+      ...(Array.isArray(burst) ? { requests: burst.length } : {}),
     });
     const handler = handlers.get(job.name);
     if (!handler) throw new Error(`no job named ${job.name} runs on queue ${queue}`);

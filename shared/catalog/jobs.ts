@@ -5,6 +5,7 @@
 import { accountProcessJob, accountScheduleJob } from '../account-import/account-creation.job';
 import type { Config } from '../platform/config';
 import type { AnyQueuedRequestJob, ScheduledJob } from '../requests/job-declaration';
+import { answerLostJobsJob } from '../requests/answer-lost-jobs';
 import { purgeAnswersJob } from '../requests/purge-answers.job';
 import { paymentInstructionJob } from '../payment-instructions/payment-instruction.job';
 import { transactionImportJob } from '../transactions/transaction.job';
@@ -18,7 +19,7 @@ export const QUEUED_REQUEST_JOBS: readonly AnyQueuedRequestJob[] = [
 ];
 
 /** Jobs the service schedules for itself. */
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob];
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob, answerLostJobsJob];
 
 /** The queues of the queued requests' jobs (what the API opens). */
 export const REQUEST_QUEUES = [...new Set(QUEUED_REQUEST_JOBS.map((j) => j.queue))];

@@ -49,6 +49,16 @@ export interface CompactForm {
   rebuild(db: Sql, value: unknown): Promise<Answer | null | undefined>;
 }
 
+/** The data of a burst's job: the requests' own data, in arrival order. Its id is the first one's `resultId`. */
+export interface BurstData {
+  requests: QueuedRequestData[];
+}
+
+/** What a burst's job completes with: each request's completion value by result id (null: answered before). */
+export interface BurstOutcome {
+  burst: Record<string, unknown>;
+}
+
 /** The data of every queued request's job. The job's id is `resultId` too. */
 export interface QueuedRequestData<P = unknown> {
   /** The request_results row this job must answer. */
@@ -72,6 +82,8 @@ export interface QueuedRequest<P> {
   /** Null for a request that creates its account (`accountOf` reads it where one must be). */
   accountId: number | null;
   payload: P;
+  /** The payload's JobPayload version when the API validated it (QueuedRequestData's). */
+  version?: number;
   /** The BullMQ job, for code that steers it (delays it until a vendor's breaker lets a call through). */
   job: Job<QueuedRequestData>;
 }
@@ -104,6 +116,13 @@ export interface QueuedRequestJob<P, V = undefined> {
    * equal keys never share one (each must see what the other wrote). maxSize 1: every job alone.
    */
   group: { keyOf: (request: QueuedRequest<P>) => string | number; maxSize: number; inFlight: number };
+  /**
+   * One job per burst (shared/requests/burst.ts): the requests of this kind an API process receives
+   * together travel in one job named `name` (at most `maxItems` requests and about `maxBytes` of
+   * payload), at most `inFlight` bursts being handed over at once. Only for kinds whose job code never
+   * steers its own job (no DelayedError, no `onlyWhilePending`): a burst's job is shared.
+   */
+  burst?: { name: string; maxItems: number; maxBytes: number; inFlight: number };
   /** Run the job only while its request is unanswered: `prepare` calls what must not be called twice. */
   onlyWhilePending?: boolean;
   /**

@@ -1,10 +1,8 @@
-// The service's one scheduled job: every hour, drop the stored answers of queued requests whose replay
-// window (24 h) has passed (purge-answers.ts), and answer the requests whose job vanished from Redis
-// (answer-lost-jobs.ts), and delete run-ledger rows past RUN_LEDGER_RETENTION_DAYS (shared/runs/).
+// A scheduled job: every hour, drop the stored answers of queued requests whose replay window (24 h)
+// has passed (purge-answers.ts), and delete run-ledger rows past RUN_LEDGER_RETENTION_DAYS (shared/runs/).
 // Every worker process upserts the same scheduler.
 import { CLEAN_UP } from '../platform/queues';
 import type { ScheduledJob } from './job-declaration';
-import { answerLostJobs } from './answer-lost-jobs';
 import { purgeExpiredAnswers } from './purge-answers';
 import { purgeExpiredLedger } from '../runs/ledger-retention';
 
@@ -17,11 +15,8 @@ export const purgeAnswersJob: ScheduledJob = {
   async run(ctx) {
     const purged = await purgeExpiredAnswers(ctx.db, new Date());
     ctx.logger.info({ purged }, 'expired request answers purged');
-    const lost = await answerLostJobs(ctx.db, ctx.config, ctx.queuedRequestJobs, new Date());
-    if (lost > 0)
-      ctx.logger.warn({ lost }, 'pending requests whose job vanished from Redis answered 500 (retry as it is)');
     const ledgerRows = await purgeExpiredLedger(ctx.db, ctx.config.RUN_LEDGER_RETENTION_DAYS, new Date());
     if (ledgerRows > 0) ctx.logger.info({ ledgerRows }, 'run ledger rows past their retention deleted');
-    return { purged, lost, ledgerRows };
+    return { purged, ledgerRows };
   },
 };

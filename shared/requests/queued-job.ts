@@ -19,6 +19,8 @@ import { refusalAnswer, type Answer } from './answer';
 import { createGroupCommitter, type GroupCommitter } from './group-commit';
 import type {
   AnyQueuedRequestJob,
+  BurstData,
+  BurstOutcome,
   JobContext,
   PreparedRequest,
   QueuedRequest,
@@ -35,6 +37,9 @@ export class GiveUp extends UnrecoverableError {
   }
 }
 
+/** The most requests of one burst job the worker runs (the API's bursts are far smaller: burst.maxItems). */
+const MAX_BURST_REQUESTS = 1000;
+
 /** A job in its group: prepared for its kind's `commit`, or already answered (a refusal, a spent job). */
 type GroupItem = PreparedRequest<unknown, unknown> | { request: QueuedRequest<unknown>; answer: Answer };
 
@@ -48,8 +53,35 @@ export class QueuedJobRunner {
   constructor(private readonly ctx: JobContext) {}
 
   /** The answer as the completion event carries it (its compact form when it has one); null when an earlier run stored it. */
-  async run(kind: AnyQueuedRequestJob, job: Job<QueuedRequestData>): Promise<unknown> {
-    const request = requestOf(job);
+  run(kind: AnyQueuedRequestJob, job: Job<QueuedRequestData>): Promise<unknown> {
+    return this.runRequest(kind, requestOf(job.data, job), job);
+  }
+
+  /**
+   * A burst's job (shared/requests/burst.ts): each of its requests runs as a job of its own would, side
+   * by side, so the group committer puts them in one transaction. Completes with every request's value
+   * in one event; when any request faults, the job throws once all have settled, and its retry skips
+   * the requests answered meanwhile (their rows are finished).
+   */
+  async runBurst(kind: AnyQueuedRequestJob, job: Job<BurstData>): Promise<BurstOutcome> {
+    // Bounded, but never below what an API may put in a burst: a request cut off here would wait for
+    // the lost-job sweep instead of its job.
+    const requests = (job.data.requests ?? []).slice(0, Math.max(MAX_BURST_REQUESTS, kind.burst?.maxItems ?? 0));
+    const asJob = job as unknown as Job<QueuedRequestData>;
+    const settled = await Promise.allSettled(
+      requests.map((data) => this.runRequest(kind, requestOf(data, asJob), asJob)),
+    );
+    const fault = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (fault) throw fault.reason;
+    const values = settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+    return { burst: Object.fromEntries(requests.map((data, i) => [data.resultId, values[i] ?? null])) };
+  }
+
+  private async runRequest(
+    kind: AnyQueuedRequestJob,
+    request: QueuedRequest<unknown>,
+    job: Job<QueuedRequestData>,
+  ): Promise<unknown> {
     try {
       if (kind.onlyWhilePending && (await this.isAnswered(request.resultId))) return null;
       const item = await prepare(kind, request, this.ctx);
@@ -162,11 +194,12 @@ function ledgerRequestOf(kind: AnyQueuedRequestJob, request: QueuedRequest<unkno
   };
 }
 
-/** The request a job carries (jobs queued before the fields were renamed name them requestId and traceId). */
-function requestOf(job: Job<QueuedRequestData>): QueuedRequest<unknown> {
-  const data = job.data as QueuedRequestData & { requestId?: string };
+/** A request a job carries (jobs queued before the fields were renamed name them requestId and traceId). */
+function requestOf(carried: QueuedRequestData, job: Job<QueuedRequestData>): QueuedRequest<unknown> {
+  const data = carried as QueuedRequestData & { requestId?: string };
   const resultId = data.resultId ?? data.requestId!;
-  return { resultId, organisationId: data.organisationId, accountId: data.accountId, payload: data.payload, job };
+  const { organisationId, accountId, payload, version } = data;
+  return { resultId, organisationId, accountId, payload, version, job };
 }
 
 /** Checks the payload and runs the kind's `prepare`; a refusal becomes the item's answer. */
@@ -175,7 +208,7 @@ async function prepare(
   request: QueuedRequest<unknown>,
   ctx: JobContext,
 ): Promise<GroupItem> {
-  const { version } = request.job.data;
+  const { version } = request;
   try {
     // Same version: the API validated it under these very rules. Another one (jobs outlive deploys):
     // judged again, so a job queued under older rules gets the answer the API would now give.

@@ -14,14 +14,15 @@ import type { Database } from '../platform/db';
 import { ConflictError, NotFoundError, resultPending, UnavailableError } from '../platform/errors';
 import type { JobQueues } from '../platform/queues';
 import type { Answer } from './answer';
+import { createBurstQueue, type BurstQueue } from './burst';
 import { enqueueJob } from './enqueue-job';
 import type { AnyQueuedRequestJob } from './job-declaration';
 import * as repo from './request-result.repository';
-import { createWaiterRegistry, type Waiter, type WaiterRegistry } from './waiters';
+import { createWaiterRegistry, type Waiter } from './waiters';
+import { listenForCompletions, pollWaiting, type WakeUpContext } from './wake-ups';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 const POLL_INTERVAL_MS = 500;
-const POLL_BATCH = 500;
 const RETRY_AFTER_SECONDS = 2;
 const RESULT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -82,18 +83,34 @@ interface QueuedRequestsDeps {
   backoff?: BackoffOptions;
 }
 
-interface Context extends QueuedRequestsDeps {
-  waiters: WaiterRegistry;
-  polling: boolean;
+interface Context extends QueuedRequestsDeps, WakeUpContext {
+  /** The burst hand-over of each kind that declares one (shared/requests/burst.ts). */
+  bursts: Map<AnyQueuedRequestJob, BurstQueue>;
   draining: boolean;
 }
 
-function hashRequest(endpoint: string, payload: unknown): string {
-  return createHash('sha256').update(endpoint).update('\0').update(JSON.stringify(payload)).digest('hex');
+function hashRequest(endpoint: string, json: string): string {
+  return createHash('sha256').update(endpoint).update('\0').update(json).digest('hex');
 }
 
 export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
-  const ctx: Context = { ...deps, waiters: createWaiterRegistry(), polling: false, draining: false };
+  const bursts = new Map<AnyQueuedRequestJob, BurstQueue>();
+  for (const kind of deps.jobs) {
+    const { burst } = kind;
+    if (burst)
+      bursts.set(
+        kind,
+        createBurstQueue({ db: deps.db, queues: deps.queues, kind: { ...kind, burst }, backoff: deps.backoff }),
+      );
+  }
+  const ctx: Context = {
+    ...deps,
+    waiters: createWaiterRegistry(),
+    bursts,
+    burstMembers: new Map(),
+    polling: false,
+    draining: false,
+  };
   const stopListening = listenForCompletions(ctx);
   const poll = setInterval(() => pollWaiting(ctx), POLL_INTERVAL_MS);
   poll.unref();
@@ -121,7 +138,7 @@ const keyReused = () =>
   );
 
 const bodyHashOf = (req: SubmitRequest) =>
-  hashRequest(req.job.endpoint, req.hashOf === undefined ? req.payload : req.hashOf);
+  hashRequest(req.job.endpoint, JSON.stringify(req.hashOf === undefined ? req.payload : req.hashOf));
 
 /** The request's pending row, or the row an earlier request with the same Idempotency-Key and body made. */
 async function pendingRow(ctx: Context, req: SubmitRequest) {
@@ -159,6 +176,11 @@ async function scheduleQueuedRequest(
 }
 
 async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Answer> {
+  const burst = ctx.bursts.get(req.job);
+  if (burst) {
+    const answered = await submitInBurst(ctx, burst, req);
+    if (answered) return answered;
+  }
   const { created, result } = await pendingRow(ctx, req);
   if (!created && result.httpStatus != null) {
     // A stored 5xx tells the client to retry as it is, so replaying it would answer that retry the
@@ -176,6 +198,56 @@ async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<An
   } finally {
     waiter.close();
   }
+}
+
+/**
+ * A new request handed over with the others of its burst (its row inserted with theirs, its job theirs)
+ * and waited for; undefined when its Idempotency-Key has a row already (a replay, or a key past its
+ * window): that request takes submitQueuedRequest's one-by-one path.
+ */
+async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest): Promise<Answer | undefined> {
+  const json = JSON.stringify(req.payload);
+  const bodyHash = req.hashOf === undefined ? hashRequest(req.job.endpoint, json) : bodyHashOf(req);
+  const id = randomUUID();
+  const row = {
+    id,
+    organisationId: req.organisationId,
+    accountId: req.accountId,
+    runId: req.runId ?? null,
+    endpoint: req.job.endpoint,
+    idempotencyKey: req.idempotencyKey ?? null,
+    bodyHash,
+  };
+  // Watched before the hand-over: the answer may come before the hand-over's promise resolves. The wait
+  // counts from here: time spent waiting for a hand-over slot is part of the client's RESULT_WAIT_MS.
+  const waiter = ctx.waiters.watch(id);
+  const deadline = Date.now() + ctx.waitMs;
+  let jobId: string | undefined;
+  try {
+    const outcome = await burst.handOver({ row, data: jobDataOf(req, id), bytes: json.length });
+    if (outcome.kind === 'taken') return undefined;
+    if (outcome.kind === 'refused') throw outcome.refusal;
+    jobId = outcome.jobId;
+    if (jobId !== id) ctx.burstMembers.set(jobId, (ctx.burstMembers.get(jobId) ?? new Set()).add(id));
+    return await waitForResult(ctx, req, waiter, id, false, deadline);
+  } finally {
+    waiter.close();
+    const members = jobId === undefined ? undefined : ctx.burstMembers.get(jobId);
+    if (members?.delete(id) && members.size === 0) ctx.burstMembers.delete(jobId!);
+  }
+}
+
+/** What the request's job carries. */
+function jobDataOf(req: SubmitRequest, resultId: string) {
+  return {
+    resultId,
+    httpRequestId: req.httpRequestId,
+    ...(req.runId === undefined ? {} : { runId: req.runId }),
+    organisationId: req.organisationId,
+    accountId: req.accountId,
+    version: req.job.payload.version,
+    payload: req.payload,
+  };
 }
 
 /** The pending row; with a key that has a row older than the replay window, the key is freed first. */
@@ -204,17 +276,8 @@ async function enqueueOrRefuse(
   resultId: string,
   opts: { replay: boolean; delayMs?: number },
 ): Promise<void> {
-  const data = {
-    resultId,
-    httpRequestId: req.httpRequestId,
-    ...(req.runId === undefined ? {} : { runId: req.runId }),
-    organisationId: req.organisationId,
-    accountId: req.accountId,
-    version: req.job.payload.version,
-    payload: req.payload,
-  };
   try {
-    await enqueueJob(ctx.queues, req.job, data, { ...opts, backoff: ctx.backoff });
+    await enqueueJob(ctx.queues, req.job, jobDataOf(req, resultId), { ...opts, backoff: ctx.backoff });
   } catch {
     const refusal = new UnavailableError(
       'queue_unavailable',
@@ -238,8 +301,8 @@ async function waitForResult(
   waiter: Waiter,
   resultId: string,
   readFirst: boolean,
+  deadline = Date.now() + ctx.waitMs,
 ): Promise<Answer> {
-  const deadline = Date.now() + ctx.waitMs;
   let read = readFirst;
   for (;;) {
     if (read) {
@@ -284,24 +347,6 @@ function jobOfEndpoint(ctx: Context, endpoint: string): AnyQueuedRequestJob {
   return job;
 }
 
-/** One listener per queue for every waiting request (not one per request). */
-function listenForCompletions(ctx: Context): () => void {
-  const completed = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) =>
-    ctx.waiters.wake(jobId, returnvalue ?? undefined);
-  const failed = ({ jobId }: { jobId: string }) => ctx.waiters.wake(jobId);
-  const events = ctx.jobs.map((job) => ctx.queues.events(job.queue));
-  for (const e of new Set(events)) {
-    e.on('completed', completed);
-    e.on('failed', failed);
-  }
-  return () => {
-    for (const e of new Set(events)) {
-      e.off('completed', completed);
-      e.off('failed', failed);
-    }
-  };
-}
-
 /**
  * The answer a wake-up carried: a row's status and body (the poll) or the completion event's value,
  * whole (most refusals) or compact (the job's compactForm).
@@ -316,21 +361,4 @@ function eventAnswer(req: SubmitRequest, value: unknown): Answer | undefined {
 /** A stored answer as the client gets it: a compact stored form is rebuilt from the request at hand. */
 function answerOf(req: SubmitRequest, status: number, body: unknown): Answer {
   return req.job.compactForm?.expand(body, req.payload) ?? { status, body };
-}
-
-/** One query for every request this process waits for; skipped while the previous one still runs. */
-function pollWaiting(ctx: Context): void {
-  const ids = ctx.waiters.waitingIds();
-  if (ctx.polling || ids.length === 0) return;
-  ctx.polling = true;
-  void (async () => {
-    for (let i = 0; i < ids.length; i += POLL_BATCH) {
-      const rows = await repo.findFinished(ctx.db.pool, ids.slice(i, i + POLL_BATCH));
-      for (const row of rows) ctx.waiters.wake(row.id, { status: row.httpStatus, body: row.body });
-    }
-  })()
-    .catch(() => undefined)
-    .finally(() => {
-      ctx.polling = false;
-    });
 }

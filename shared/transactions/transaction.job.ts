@@ -13,9 +13,14 @@ export const transactionImportJob = queuedRequestJob({
   endpoint: 'transactions/create',
   payload: transactionImportJobPayload,
   compactForm: compactTransactionsAnswer,
-  retry: { attempts: 5, backoff: { type: 'exponential', delay: 200 } },
+  // Backing off 0.5, 1, 2 … 32 s: the attempts span about a minute, past a database fail-over or a
+  // pooler restart; the caller's wait ends before (503 with a Location that gets the answer).
+  retry: { attempts: 8, backoff: { type: 'exponential', delay: 500 } },
   cleanUp: CLEAN_UP,
   concurrency: (config) => config.WORKER_CONCURRENCY,
+  // The requests an API process receives together travel in one job (shared/requests/burst.ts): at most
+  // a group's worth, about 1 MB of payload, two bursts being handed over at once per API process.
+  burst: { name: 'import-transactions-burst', maxItems: 64, maxBytes: 1_000_000, inFlight: 2 },
   group: {
     // Two requests for one account are imported one after the other: the second must see the first's rows.
     keyOf: (request) => accountOf(request),

@@ -88,7 +88,7 @@ export function killWorker(
         // kill, that job may have committed, and the kill then proves nothing. Such a kill is noted
         // and made again, at most KILL_ATTEMPTS times in all.
         for (let attempt = 1; ; attempt++) {
-          const { names, held, affected, from, restartedAt, ms } = await killHolder(ctx, window, i, {
+          const { names, held, heldIds, affected, from, restartedAt, ms } = await killHolder(ctx, window, i, {
             together: opts.together,
             queue,
           });
@@ -98,7 +98,9 @@ export function killWorker(
           }
           redeliveries.push({ requests: affected.length, ms: opts.together ? ms - (restartedAt - from) : ms });
           const seconds = (at: number) => ((at - from) / 1000).toFixed(1);
-          const movedBack = Math.max(...affected.map((id) => ctx.jobRuns.stalled.get(id) ?? Number.NaN));
+          // Stalls are heard by job id (a burst's job carries several of the affected requests).
+          const stalls = heldIds.flatMap((id) => ctx.jobRuns.stalled.get(id) ?? []);
+          const movedBack = stalls.length > 0 ? Math.max(...stalls) : Number.NaN;
           window.notes.push(
             `killed ${names} holding ${held} job(s); its ${affected.length} unfinished ` +
               `request(s) were back in the queue after ${seconds(movedBack)} s (the worker restarted after ${seconds(restartedAt)} s) ` +
@@ -142,7 +144,7 @@ async function killHolder(
     `a worker to hold an unfinished ${opts.queue} job`,
     async () => {
       const held = (await stack.heldJobs()).filter((h) => h.queue === opts.queue);
-      const unfinished = new Set(await stack.unfinishedRequests(held.map((h) => h.id)));
+      const unfinished = new Set(await stack.unfinishedJobs(held.map((h) => h.id)));
       const order = [
         ...stack.workers.slice(turn % stack.workers.length),
         ...stack.workers.slice(0, turn % stack.workers.length),
@@ -158,7 +160,7 @@ async function killHolder(
   await Promise.all(victims.map((w) => w.kill()));
   // Read after the kill: nothing finishes a dead worker's jobs before their locks lapse (seconds away).
   const held = (await stack.heldJobs()).filter((h) => pids.has(h.pid)).map((h) => h.id);
-  const affected = await stack.unfinishedRequests(held);
+  const affected = await stack.unfinishedRequestsOfJobs(held);
   window.killedJobs!.push(...held);
   const finished = untilFinished(stack, affected, from);
   await pause(ctx.downMs);
@@ -169,7 +171,7 @@ async function killHolder(
   // time it spends holding locks, so it must not count in the phase's figure.
   await stack.workerEventLoopLagMs();
   const names = victims.map((w) => w.name).join(' + ');
-  return { names, held: held.length, affected, from, restartedAt, ms: await finished };
+  return { names, held: held.length, heldIds: held, affected, from, restartedAt, ms: await finished };
 }
 
 /** Polls until every request has its stored answer; resolves with the ms from `from` to the last one seen. */

@@ -190,7 +190,7 @@ async function checkJobRuns(
   const lags = await stack.workerEventLoopLagMs();
   const jobs = [...jobRuns.runs.keys()];
   const runs = [...jobRuns.runs.values()].reduce((sum, n) => sum + n, 0);
-  const finishedRows = jobs.length - (await stack.unfinishedRequests(jobs)).length;
+  const finishedRows = jobs.length - (await stack.unfinishedJobs(jobs)).length;
   const stalled = [...jobRuns.stalled.keys()];
   const redelivered = stalled.filter((id) => killedJobs.has(id)).length;
   report.notes.push(

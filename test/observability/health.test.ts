@@ -201,8 +201,20 @@ describe('rate limits and logs', () => {
       const b = await createTenant(app);
       const list = (t: typeof a) =>
         request(app.baseUrl, 'GET', `/v1/data-import/all-account-import-processes/${t.supplier}/`, { token: t.token });
-      expect([(await list(a)).status, (await list(a)).status, (await list(a)).status]).toEqual([200, 200, 429]);
-      expect((await list(b)).status).toBe(200);
+      const answers = [await list(a), await list(a), await list(a)];
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 429]);
+      expect(answers.map((r) => r.headers.get('ratelimit'))).toEqual([
+        expect.stringMatching(/^"2-in-1min"; r=1; t=\d+$/),
+        expect.stringMatching(/^"2-in-1min"; r=0; t=\d+$/),
+        expect.stringMatching(/^"2-in-1min"; r=0; t=\d+$/),
+      ]);
+      // The draft-8 policy, its partition key the organisation's (the same on every answer to it).
+      const policies = new Set(answers.map((r) => r.headers.get('ratelimit-policy')));
+      expect([...policies]).toEqual([expect.stringMatching(/^"2-in-1min"; q=2; w=60; pk=:[A-Za-z0-9+/=]+:$/)]);
+      expect(answers[2]!.headers.get('retry-after')).toMatch(/^\d+$/);
+      const other = await list(b);
+      expect(other.status).toBe(200);
+      expect(other.headers.get('ratelimit-policy')).not.toBe([...policies][0]);
     } finally {
       await app.close();
     }

@@ -91,7 +91,9 @@ describe('job locks under load', () => {
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201));
     const stored = await Promise.all(accounts.map((a) => storedTransactions(app, a.accountId)));
     expect(stored.map((rows) => rows.length)).toEqual(accounts.map(() => (REQUESTS / ACCOUNTS) * ITEMS));
-    expect([...runs.values()]).toEqual(answers.map(() => 1));
+    // One job per burst of requests (shared/requests/burst.ts): every job, however many it carried, ran once.
+    expect(runs.size).toBeGreaterThan(0);
+    expect([...runs.values()]).toEqual([...runs.keys()].map(() => 1));
     expect({ stalled, lostLocks }).toEqual({ stalled: [], lostLocks: [] });
     // Jobs waited longer than a lock lasts (until above), and their locks were renewed meanwhile.
     expect(Date.now() - started).toBeGreaterThan(WORKER_LOCK_OPTIONS.lockDuration);

@@ -39,11 +39,15 @@ export interface FaultStack {
   logDir: string;
   /**
    * The jobs held by any worker in any queue, each with the pid of the worker process that took it
-   * (from the worker name BullMQ stores on the job); a job id is its request's result-row id.
+   * (from the worker name BullMQ stores on the job); a job id is its (first) request's result-row id.
    */
   heldJobs(): Promise<{ queue: string; id: string; pid: number }[]>;
   /** Of these requests, the ones without a stored answer yet. */
   unfinishedRequests(ids: string[]): Promise<string[]>;
+  /** The requests these jobs carry (a burst's job carries several: their rows name it) without an answer yet. */
+  unfinishedRequestsOfJobs(jobIds: string[]): Promise<string[]>;
+  /** Of these jobs, the ones that carry a request without an answer yet. */
+  unfinishedJobs(jobIds: string[]): Promise<string[]>;
   /** The longest event-loop delay each running worker saw since the last scrape of its /metrics, in ms. */
   workerEventLoopLagMs(): Promise<number[]>;
   /**
@@ -164,6 +168,22 @@ export async function startFaultStack(options: StackOptions): Promise<FaultStack
         [ids],
       );
       return rows.map((r) => r.id);
+    },
+    async unfinishedRequestsOfJobs(jobIds) {
+      const { rows } = await db.pool.query<{ id: string }>(
+        `SELECT id FROM request_results
+          WHERE (id = ANY($1::text[]) OR job_id = ANY($1::text[])) AND finished_at IS NULL`,
+        [jobIds],
+      );
+      return rows.map((r) => r.id);
+    },
+    async unfinishedJobs(jobIds) {
+      const { rows } = await db.pool.query<{ job: string }>(
+        `SELECT DISTINCT j AS job FROM request_results, unnest(ARRAY[id, job_id]) AS j
+          WHERE (id = ANY($1::text[]) OR job_id = ANY($1::text[])) AND finished_at IS NULL AND j = ANY($1::text[])`,
+        [jobIds],
+      );
+      return rows.map((r) => r.job);
     },
     async workerEventLoopLagMs() {
       const texts = await Promise.all(
