@@ -2,6 +2,7 @@
 // look-up that checks a list (products, meter points) is one set-based statement, whatever its size.
 import type { Sql } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
+import { CREATED_EVENT, transition } from './process-lifecycle';
 
 /** The supplier's migration status, or undefined when the organisation may not use it. */
 export async function findVisibleSupplier(
@@ -72,12 +73,14 @@ export interface StagedProcess {
   created: boolean;
   /** Set when the process already has an account: nothing was staged. */
   platformAccountNumber?: string;
+  /** Set when a creation job holds the process: nothing was staged. */
+  inProgress?: boolean;
 }
 
 /**
  * Stages `payload` for (supplier, external number): a new process, or the payload of a process that
- * has no account yet replaced, with its event. The process row is locked while it is decided, so a
- * concurrent creation either sees the new payload or makes this call find its account.
+ * has no account yet replaced (the lifecycle's `stage`, with its event). The process row is locked while
+ * it is decided, so a concurrent creation either sees the new payload or makes this call find its account.
  */
 export async function stageProcess(
   tx: Sql,
@@ -86,21 +89,10 @@ export async function stageProcess(
   payload: string,
   now: Date,
 ): Promise<StagedProcess> {
-  const inserted = await tx.query<{ id: number }>(
-    `INSERT INTO account_import_processes
-            (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
-     VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
-     ON CONFLICT (supplier_code, external_account_number) DO NOTHING
-     RETURNING id`,
-    [supplierCode, externalAccountNumber, payload, now],
-  );
-  const newId = inserted.rows[0]?.id;
-  if (newId !== undefined) {
-    await recordEvent(tx, newId, 'EVENT_ACCOUNT_IMPORT_PROCESS_CREATED', now, null);
-    return { id: newId, created: true };
-  }
-  const { rows } = await tx.query<{ id: number; platform_account_number: string | null }>(
-    `SELECT p.id, a.platform_account_number
+  const newId = await insertProcess(tx, supplierCode, externalAccountNumber, payload, now);
+  if (newId !== undefined) return { id: newId, created: true };
+  const { rows } = await tx.query<{ id: number; status: string; platform_account_number: string | null }>(
+    `SELECT p.id, p.status::text AS status, a.platform_account_number
        FROM account_import_processes p
        LEFT JOIN accounts a ON a.process_id = p.id
       WHERE p.supplier_code = $1 AND p.external_account_number = $2
@@ -111,24 +103,33 @@ export async function stageProcess(
   if (row.platform_account_number !== null) {
     return { id: row.id, created: false, platformAccountNumber: row.platform_account_number };
   }
-  // A process an earlier attempt left FAILED, ERRORED or CANCELLED is staged afresh.
-  await tx.query(
-    `UPDATE account_import_processes
-        SET payload = $2::jsonb, modified_at = $3, staged_at = $3,
-            state = CASE WHEN state = 'FAILED' THEN 'STAGED'::"ImportState" ELSE state END,
-            status = CASE WHEN status = 'IN_PROGRESS' THEN status ELSE 'PENDING'::"ImportStatus" END
-      WHERE id = $1`,
-    [row.id, payload, now],
-  );
-  await recordEvent(tx, row.id, 'EVENT_ACCOUNT_IMPORT_PROCESS_UPDATED', now, null);
-  return { id: row.id, created: false };
+  // A process an earlier attempt left ERRORED or CANCELLED is staged afresh; one a job holds is not.
+  const moved = await transition(tx, { process: { id: row.id }, event: 'stage', now, set: { payload } });
+  return moved === undefined ? { id: row.id, created: false, inProgress: true } : { id: row.id, created: false };
 }
 
-export async function recordEvent(tx: Sql, processId: number, event: string, at: Date, data: unknown): Promise<void> {
-  await tx.query(
-    'INSERT INTO account_import_process_events (process_id, event, occurred_at, data) VALUES ($1, $2, $3, $4::jsonb)',
-    [processId, event, at, data === null ? null : JSON.stringify(data)],
+/** A new process with its staged payload and CREATED event; undefined when the process exists. */
+export async function insertProcess(
+  tx: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+  payload: string,
+  now: Date,
+): Promise<number | undefined> {
+  const inserted = await tx.query<{ id: number }>(
+    `WITH process AS (
+       INSERT INTO account_import_processes
+              (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
+       VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
+       ON CONFLICT (supplier_code, external_account_number) DO NOTHING
+       RETURNING id
+     )
+     INSERT INTO account_import_process_events (process_id, event, occurred_at)
+     SELECT id, $5, $4 FROM process
+     RETURNING process_id AS id`,
+    [supplierCode, externalAccountNumber, payload, now, CREATED_EVENT],
   );
+  return inserted.rows[0]?.id;
 }
 
 export interface ImportStatusRow {
@@ -176,4 +177,16 @@ export async function findStagedPayload(
     [supplierCode, externalAccountNumber],
   );
   return rows[0]?.payload;
+}
+
+/** The organisation's unanswered requests of `endpoint`, counted up to `cap` (the pending index serves it). */
+export async function countUnanswered(db: Sql, organisationId: number, endpoint: string, cap: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM request_results
+        WHERE finished_at IS NULL AND organisation_id = $1 AND endpoint = $2
+        LIMIT $3) pending`,
+    [organisationId, endpoint, cap],
+  );
+  return rows[0]?.n ?? 0;
 }
