@@ -190,7 +190,17 @@ async function scheduleOnce(
     await storeAnswerIfPending(deps.db.pool, resultId, refusal);
     throw refusal;
   };
-  const { resultId } = await s.submit(markScheduled);
+  let resultId: string;
+  try {
+    ({ resultId } = await s.submit(markScheduled));
+  } catch (err) {
+    // Another schedule of the same data won the race and its job has started or finished: its answer.
+    const now2 = await creation.prepareSchedule(deps.db.pool, names, null, new Date(), accountAsJson);
+    const winner = now2.samePayload && now2.scheduledRequestId;
+    const replay = winner ? await scheduledAnswer(deps.db, payload, winner) : undefined;
+    if (replay) return replay;
+    throw err;
+  }
   if (current.scheduledRequestId !== null && current.scheduledRequestId !== resultId)
     await replaceSchedule(deps, current.scheduledRequestId);
   return (

@@ -80,13 +80,14 @@ export async function cancelPending(
 /**
  * Before a schedule: the process, created with the payload when new (its CREATED event), and what
  * decides the schedule: its status, current schedule, account, and whether its staged payload is
- * `payload` (null: only read).
+ * `payload` (null: only read; `compareWith` is compared then).
  */
 export async function prepareSchedule(
   db: Sql,
   names: { supplierCode: string; externalAccountNumber: string },
   payload: string | null,
   now: Date,
+  compareWith: string | null = payload,
 ): Promise<{
   status: string;
   scheduledRequestId: string | null;
@@ -104,7 +105,7 @@ export async function prepareSchedule(
             COALESCE(p.payload = $3::jsonb, false) AS same
        FROM account_import_processes p LEFT JOIN accounts a ON a.process_id = p.id
       WHERE p.supplier_code = $1 AND p.external_account_number = $2`,
-    [names.supplierCode, names.externalAccountNumber, payload],
+    [names.supplierCode, names.externalAccountNumber, compareWith],
   );
   const r = rows[0]!;
   return {
