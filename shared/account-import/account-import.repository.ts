@@ -25,6 +25,8 @@ export interface DatabaseFacts {
   teamExists: boolean;
   /** The codes that are not in the product catalogue. */
   missingProducts: Set<string>;
+  /** The supply (ELECTRICITY, GAS) of each product that names one. */
+  productSupply: Map<string, string>;
   /** The meter points another account of the supplier already supplies, with its external number. */
   takenMeterPoints: Map<string, string>;
 }
@@ -40,11 +42,14 @@ export async function databaseFacts(
   const { rows } = await db.query<{
     team_exists: boolean;
     missing: string[];
+    supply: Record<string, string> | null;
     taken: { identifier: string; external: string }[];
   }>(
     `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM operations_teams WHERE name = $1)) AS team_exists,
             ARRAY(SELECT c.code FROM unnest($2::text[]) AS c(code)
                    WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.code = c.code)) AS missing,
+            (SELECT json_object_agg(p.code, p.supply_type) FROM products p
+              WHERE p.code = ANY($2::text[]) AND p.supply_type IS NOT NULL) AS supply,
             COALESCE((SELECT json_agg(json_build_object('identifier', mp.identifier,
                                                         'external', p.external_account_number))
                         FROM meter_points mp
@@ -64,6 +69,7 @@ export async function databaseFacts(
   return {
     teamExists: r.team_exists,
     missingProducts: new Set(r.missing),
+    productSupply: new Map(Object.entries(r.supply ?? {})),
     takenMeterPoints: new Map(r.taken.map((t) => [t.identifier, t.external])),
   };
 }
@@ -189,4 +195,18 @@ export async function countUnanswered(db: Sql, organisationId: number, endpoint:
     [organisationId, endpoint, cap],
   );
   return rows[0]?.n ?? 0;
+}
+
+/** The platform number of the process's account, when it has one (validate-account of an imported account). */
+export async function findImportedNumber(
+  db: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT a.platform_account_number AS n FROM account_import_processes p JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2`,
+    [supplierCode, externalAccountNumber],
+  );
+  return rows[0]?.n;
 }

@@ -68,6 +68,7 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
   const {
     teamExists,
     missingProducts: missing,
+    productSupply,
     takenMeterPoints: taken,
   } = await repo.databaseFacts(db, {
     team: a.operations_team_name,
@@ -89,6 +90,14 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
         attr: at(c.path),
         code: 'tariff_code_not_found',
         detail: `Tariff code "${c.code}" is not a product.`,
+      });
+    }
+    const supply = productSupply.get(c.code);
+    if (supply !== undefined && supply !== c.supplyType) {
+      errors.push({
+        attr: at(c.path),
+        code: 'tariff_type_does_not_match_meter_point_type',
+        detail: `Tariff code "${c.code}" is a ${supply} product; its meter point is ${c.supplyType}.`,
       });
     }
   }
@@ -138,8 +147,15 @@ export async function validateAccount(
   body: unknown,
 ): Promise<{ account: EnergyAccount; supplierStatus: string }> {
   const { account, status } = await parseVisible(db, organisationId, body);
+  await refuseImported(db, account);
   throwIfAny(await checkAgainstDatabase(db.pool, account));
   return { account, supplierStatus: status };
+}
+
+/** Validating an account that is already imported is 400 account_import_process_already_imported (the contract's example). */
+async function refuseImported(db: Database, a: EnergyAccount): Promise<void> {
+  const number = await repo.findImportedNumber(db.pool, a.import_supplier, a.external_account_number);
+  if (number !== undefined) throw new AlreadyImportedError(a.external_account_number, number);
 }
 
 /**
@@ -149,6 +165,7 @@ export async function validateAccount(
  */
 export async function validateV2(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
   const { account } = await parseVisible(db, organisationId, v2Payload(body));
+  await refuseImported(db, account);
   throwIfAny(await checkAgainstDatabase(db.pool, account));
   return account;
 }

@@ -148,6 +148,9 @@ const accountFieldCodes: Record<string, string> = {
   gaps_or_overlaps_in_agreement_dates: "A meter point's agreements overlap.",
   start_date_later_than_end_date: 'A period (agreement, supply, payment schedule, statement) ends before it starts.',
   tariff_code_not_found: "An agreement's `tariff_code` is not in the product catalogue.",
+  tariff_type_does_not_match_meter_point_type:
+    "An agreement's product supplies the other fuel (its `supply_type`) than its meter point.",
+  ledger_balances_not_equal_to_transfer_balance: "The ledgers' `ledger_balance` do not add up to `transfer_balance`.",
   supply_point_already_on_live_account:
     'Another live account of the same import supplier already supplies this meter point.',
   metadata_has_duplicate_keys: 'A metadata key appears twice.',
@@ -442,8 +445,13 @@ export const ERRORS = {
   validateAccount: {
     statuses: merge(
       {
-        400: { invalid_input: 'The account failed validation; see `errors`.' },
+        400: {
+          invalid_input: 'The account failed validation; see `errors`.',
+          account_import_process_already_imported:
+            'The account is already imported: the body carries its `platform_account_number`.',
+        },
         404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+        413: { account_too_large: 'More than 5,000 readings, transactions, notes and statements in one account.' },
       },
       jsonBody,
       authenticated,
