@@ -98,6 +98,7 @@ export async function findOldHolds(
        FROM account_import_processes p
        LEFT JOIN request_results r ON r.id::text = p.held_by
       WHERE p.status = 'IN_PROGRESS' AND p.held_by IS NOT NULL AND p.held_at < $1
+        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
       ORDER BY p.held_at
       LIMIT $2`,
     [before, limit],
