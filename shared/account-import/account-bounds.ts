@@ -9,9 +9,9 @@ import { LIMITS } from './account-import.schemas';
 import { countUnanswered } from './account-import.repository';
 
 /** Readings, transactions, notes and statements of one account, in total (docs/account-import.md). */
-export const MAX_ACCOUNT_ITEMS = 5_000;
+const MAX_ACCOUNT_ITEMS = 5_000;
 /** The faults one 400 lists; `error_count` says how many there were. */
-export const MAX_LISTED_ERRORS = 100;
+const MAX_LISTED_ERRORS = 100;
 /** v2 schedules (dry runs included) of one organisation not yet answered. */
 export const MAX_SCHEDULED_PER_ORGANISATION = 2_000;
 /** v1 process calls of one organisation waiting for their account at once. */
@@ -19,7 +19,7 @@ export const MAX_CONCURRENT_CREATIONS_PER_ORGANISATION = 64;
 const RETRY_AFTER_SECONDS = 30;
 
 /** 413 account_too_large: the account holds more items than one creation takes. */
-export class AccountTooLargeError extends AppError {
+class AccountTooLargeError extends AppError {
   constructor(readonly items: number) {
     super(
       413,
@@ -56,7 +56,7 @@ const field = (value: unknown, name: string): unknown =>
  * Counts the account's items on the raw body, before it is validated: lists longer than the schema
  * allows are only looked at up to that bound (the schema refuses them anyway), so the count is bounded.
  */
-export function accountItems(body: unknown): number {
+function accountItems(body: unknown): number {
   let items = 0;
   for (const source of [body, ...listOf(field(body, 'ledgers'), LIMITS.ledgers)]) {
     items += lengthOf(field(source, 'current_statement_transactions'));
@@ -79,7 +79,7 @@ export function checkAccountSize(body: unknown): void {
 }
 
 /** 409: a creation job holds the account's process; staging waits until it ends. */
-export class ProcessConflictError extends AppError {
+class ProcessConflictError extends AppError {
   constructor(code: string, detail: string) {
     super(409, code, detail);
   }

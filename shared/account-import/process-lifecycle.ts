@@ -14,16 +14,9 @@ import * as repo from './process-lifecycle.repository';
 /** Refused transitions are worth a line whatever the process's log level: they mean a race was lost or a bug. */
 const log = createLogger('warn', 'account-import-lifecycle');
 
-export const STATUSES = [
-  'PENDING',
-  'IN_PROGRESS',
-  'PROCESSED',
-  'ERRORED',
-  'DRY_RUN_SUCCEEDED',
-  'DRY_RUN_ERRORED',
-  'CANCELLED',
-] as const;
-export type ProcessStatus = (typeof STATUSES)[number];
+/** The v2 statuses (the ImportStatus enum of the schema). */
+export type ProcessStatus =
+  'PENDING' | 'IN_PROGRESS' | 'PROCESSED' | 'ERRORED' | 'DRY_RUN_SUCCEEDED' | 'DRY_RUN_ERRORED' | 'CANCELLED';
 export type ProcessState = 'STAGED' | 'IN_PROGRESS' | 'IMPORTED' | 'FAILED';
 
 /**
@@ -31,7 +24,7 @@ export type ProcessState = 'STAGED' | 'IN_PROGRESS' | 'IMPORTED' | 'FAILED';
  * a creation job holds the process (IN_PROGRESS) or its account exists (IMPORTED). The DRY_RUN_*
  * statuses are only on processes of older releases: a dry run no longer touches its process.
  */
-export const STATE_OF: Record<ProcessStatus, ProcessState> = {
+const STATE_OF: Record<ProcessStatus, ProcessState> = {
   PENDING: 'STAGED',
   IN_PROGRESS: 'IN_PROGRESS',
   PROCESSED: 'IMPORTED',
@@ -79,9 +72,6 @@ export const TRANSITIONS: Record<LifecycleEvent, { from: readonly ProcessStatus[
 
 /** The event a new process is created with (staged the first time). */
 export const CREATED_EVENT = 'EVENT_ACCOUNT_IMPORT_PROCESS_CREATED';
-
-/** Whether the table lets `event` move a process in `from`. */
-export const allows = (event: LifecycleEvent, from: ProcessStatus): boolean => TRANSITIONS[event].from.includes(from);
 
 /** The v2 status's latest_error: the first fault, its attr, and the request whose answer lists them all. */
 export interface LatestError {
