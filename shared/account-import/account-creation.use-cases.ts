@@ -3,7 +3,7 @@
 // job that starts at the window's start). The worker's half is account-creation.job.ts.
 import { z } from 'zod';
 import type { Database } from '../platform/db';
-import { supplierNotFound, ValidationError } from '../platform/errors';
+import { AppError, supplierNotFound, ValidationError } from '../platform/errors';
 import type { JobQueues } from '../platform/queues';
 import { IsoDateTime } from '../platform/fields';
 import { isStorableText, parseOrThrow } from '../platform/validation';
@@ -152,7 +152,7 @@ export async function scheduleAccountCreation(
 
   const submit = (beforeEnqueue?: (resultId: string) => Promise<void>) =>
     deps.queued.schedule(request(job), delay, beforeEnqueue);
-  return scheduleOnce(deps, { names, accountAsJson, payload, schedule, submit }, now);
+  return scheduleOnce(deps, { names, accountAsJson, payload, schedule, submit, retryOf: earlier?.resultId }, now);
 }
 
 /**
@@ -167,6 +167,8 @@ async function scheduleOnce(
     payload: unknown;
     schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date };
     submit: (beforeEnqueue: (resultId: string) => Promise<void>) => Promise<{ resultId: string }>;
+    /** The request an earlier one with this Idempotency-Key made, when this is its retry. */
+    retryOf: string | undefined;
   },
   now: Date,
 ): Promise<ScheduleAnswer> {
@@ -175,7 +177,13 @@ async function scheduleOnce(
   if (current.platformAccountNumber !== null)
     throw new AlreadyImportedError(names.externalAccountNumber, current.platformAccountNumber);
   // The same account data again (a repeated line of a migration file): the schedule that runs answers.
-  const first = current.samePayload && current.scheduledRequestId;
+  // Not this very request retried with its key (its job may be lost: it is added again below), nor a
+  // schedule whose job was lost (answered "retry as it is"): this one replaces it.
+  const first =
+    current.samePayload &&
+    current.scheduleLive &&
+    current.scheduledRequestId !== s.retryOf &&
+    current.scheduledRequestId;
   const firstAnswer = first ? await scheduledAnswer(deps.db, payload, first) : undefined;
   if (firstAnswer && (current.status === 'PENDING' || current.status === 'IN_PROGRESS')) return firstAnswer;
   if (current.status === 'IN_PROGRESS') throw creationInProgress();
@@ -194,9 +202,11 @@ async function scheduleOnce(
   try {
     ({ resultId } = await s.submit(markScheduled));
   } catch (err) {
-    // Another schedule of the same data won the race and its job has started or finished: its answer.
+    // Refused (not a queue fault): another schedule of the same data won the race and its job has
+    // started or finished: its answer.
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
     const now2 = await creation.prepareSchedule(deps.db.pool, names, null, new Date(), accountAsJson);
-    const winner = now2.samePayload && now2.scheduledRequestId;
+    const winner = now2.samePayload && now2.scheduleLive && now2.scheduledRequestId;
     const replay = winner ? await scheduledAnswer(deps.db, payload, winner) : undefined;
     if (replay) return replay;
     throw err;

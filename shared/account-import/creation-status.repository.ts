@@ -93,6 +93,8 @@ export async function prepareSchedule(
   scheduledRequestId: string | null;
   platformAccountNumber: string | null;
   samePayload: boolean;
+  /** Whether the current schedule's request is pending or answered below 500 (its job exists or ran). */
+  scheduleLive: boolean;
 }> {
   if (payload !== null) await insertProcess(db, names.supplierCode, names.externalAccountNumber, payload, now);
   const { rows } = await db.query<{
@@ -100,10 +102,13 @@ export async function prepareSchedule(
     scheduled_request_id: string | null;
     platform_account_number: string | null;
     same: boolean;
+    live: boolean;
   }>(
     `SELECT p.status::text AS status, p.scheduled_request_id, a.platform_account_number,
-            COALESCE(p.payload = $3::jsonb, false) AS same
+            COALESCE(p.payload = $3::jsonb, false) AS same,
+            COALESCE(r.http_status IS NULL OR r.http_status < 500, false) AS live
        FROM account_import_processes p LEFT JOIN accounts a ON a.process_id = p.id
+       LEFT JOIN request_results r ON r.id::text = p.scheduled_request_id
       WHERE p.supplier_code = $1 AND p.external_account_number = $2`,
     [names.supplierCode, names.externalAccountNumber, compareWith],
   );
@@ -113,5 +118,6 @@ export async function prepareSchedule(
     scheduledRequestId: r.scheduled_request_id,
     platformAccountNumber: r.platform_account_number,
     samePayload: r.same,
+    scheduleLive: r.live,
   };
 }

@@ -236,6 +236,32 @@ describe('the account import process ends final on every path', () => {
     }
   });
 
+  it('a schedule whose job was lost, retried with its key, is scheduled again (not answered by itself)', async () => {
+    const tenant = await createTenant(app());
+    const number = external();
+    const send = () =>
+      request(app().baseUrl, 'POST', '/v2/data-import/accounts/', {
+        token: tenant.token,
+        headers: { 'idempotency-key': `lost-${number}` },
+        body: { payload: account(tenant.supplier, number), task_params: { schedule_window_start: inAnHour() } },
+      });
+    const first = await send();
+    const id = first.body.request_id as string;
+    // Redis lost the job; the maintenance run answered its request "retry as it is".
+    await withQueue(async (queue) => (await queue.getJob(id))!.remove());
+    await app().db.pool.query(
+      `UPDATE request_results SET http_status = 500, body = '{"code":"temporary_failure"}', finished_at = now()
+        WHERE id = $1`,
+      [id],
+    );
+
+    const again = await send();
+
+    expect(again.status).toBe(201);
+    expect(again.body.request_id).toBe(id);
+    expect(await withQueue(async (queue) => (await queue.getJob(id))?.getState())).toBe('delayed');
+  });
+
   it('a v2 dry run writes nothing: the staged account, its events, the pending list and Stripe bindings stay', async () => {
     const tenant = await createTenant(app());
     const number = external();
