@@ -51,7 +51,7 @@ export function accountImportRoutes(deps: Pick<AppDeps, 'db' | 'queued' | 'now'>
 }
 
 /** Mounted under /v2/data-import. */
-export function accountImportV2Routes(deps: Pick<AppDeps, 'db' | 'queued' | 'now'>): Router {
+export function accountImportV2Routes(deps: Pick<AppDeps, 'db' | 'queued' | 'queues' | 'now'>): Router {
   const router = Router();
   const now = () => deps.now?.() ?? new Date();
 

@@ -33,7 +33,7 @@ export type AccountFinal =
     };
 
 export type ScheduleAnswer =
-  | { type: 'scheduled'; windowStart?: string }
+  | { type: 'scheduled'; windowStart?: string; requestId?: string }
   | { type: 'final'; outcome: AccountFinal }
   | { type: 'unfinished'; reason: string };
 
@@ -73,7 +73,9 @@ export async function scheduleAccount(
       // A 2xx that does not name the account proves nothing: tried again like a 503.
       if (typeof answer.external_identifier !== 'string') return { type: 'retry', reason: `${res.status} unreadable` };
       const start = answer.schedule_window_start;
-      return { type: 'done', value: { type: 'scheduled', windowStart: typeof start === 'string' ? start : undefined } };
+      const requestId = typeof answer.request_id === 'string' ? answer.request_id.slice(0, 64) : undefined;
+      const scheduled = { type: 'scheduled' as const, windowStart: typeof start === 'string' ? start : undefined };
+      return { type: 'done', value: requestId ? { ...scheduled, requestId } : scheduled };
     }
     return refusalOrRetry(res, answer, 'SCHEDULE_REFUSED');
   });
@@ -118,6 +120,25 @@ export async function accountStatus(api: AccountApi, account: AccountRef): Promi
     }
     if (status === 'PENDING' || status === 'IN_PROGRESS') return { type: 'done', value: { type: 'waiting', status } };
     return { type: 'retry', reason: `unknown status ${JSON.stringify(status)}` };
+  });
+  return result.type === 'done' ? result.value : result;
+}
+
+/**
+ * A dry run touches no process: its outcome is its request's answer (`GET requests/<id>/`), 201 when
+ * the account would be created, a refusal with every field error otherwise, 503 while it waits.
+ */
+export async function dryRunOutcome(api: AccountApi, requestId: string): Promise<StatusAnswer> {
+  const url = `${api.baseUrl}/v1/data-import/requests/${encodeURIComponent(requestId)}/`;
+  type Decided = Exclude<StatusAnswer, { type: 'unfinished' }>;
+  const result = await withRetries(api, async (token, signal): Promise<Attempt<Decided>> => {
+    const res = await api.fetcher(url, { headers: headers(api, token, {}), signal });
+    const answer = objectOf(await readJson(res, MAX_ANSWER_BYTES));
+    if (res.status === 201)
+      return { type: 'done', value: { type: 'final', outcome: { ok: true, status: 'DRY_RUN_SUCCEEDED' } } };
+    if (res.status === 503 && answer.code === 'result_pending')
+      return { type: 'done', value: { type: 'waiting', status: 'PENDING' } };
+    return refusalOrRetry(res, answer, 'DRY_RUN_ERRORED');
   });
   return result.type === 'done' ? result.value : result;
 }

@@ -15,7 +15,7 @@ import type { Counts } from '../progress-reporter';
 import type { Outcomes, RunJournal } from '../run-journal';
 import type { RunSettings } from '../run-settings';
 import { summarise, type RunSummary } from '../run-summary';
-import { accountStatus, scheduleAccount, type AccountApi, type AccountFinal } from './account-api';
+import { accountStatus, dryRunOutcome, scheduleAccount, type AccountApi, type AccountFinal } from './account-api';
 import { accountKey, ScheduledFile } from './scheduled-file';
 
 const FIRST_LOOK_MS = 1000;
@@ -28,6 +28,8 @@ interface Followed {
   delayMs: number;
   /** Not given up before this: the later of when following began and when the window opens. */
   since: number;
+  /** A dry run's request: its answer is the outcome (a dry run leaves the account's status alone). */
+  requestId?: string;
 }
 
 export function executeAccountRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
@@ -105,7 +107,9 @@ class AccountRun {
       const account = { ...entry, account: entry.account };
       while (this.followed.size >= this.settings.maxOpenAccounts && !this.stop.aborted) await this.nextChange();
       const earlier = before.get(entry.line);
-      if (earlier) this.startFollowing(account, earlier.key, earlier.windowStart, 0);
+      // A dry run is scheduled again on resume: the same key answers its request id.
+      if (earlier && !this.journal.meta.options.dry_run)
+        this.startFollowing(account, earlier.key, earlier.windowStart, 0);
       else await this.slot(() => this.schedule(account));
     }
   }
@@ -118,15 +122,23 @@ class AccountRun {
     else if (answer.type === 'final') this.settle(key, entry, answer.outcome);
     else {
       this.scheduled.add(entry.line, key, answer.windowStart);
-      this.startFollowing(entry, key, answer.windowStart, FIRST_LOOK_MS);
+      this.startFollowing(entry, key, answer.windowStart, FIRST_LOOK_MS, answer.requestId);
     }
   }
 
-  private startFollowing(entry: Followed['entry'], key: string, windowStart: string | undefined, firstMs: number) {
+  private startFollowing(
+    entry: Followed['entry'],
+    key: string,
+    windowStart: string | undefined,
+    firstMs: number,
+    requestId?: string,
+  ) {
     const now = Date.now();
     const opens = windowStart ? Date.parse(windowStart) || now : now;
     const nextAt = Math.max(now + firstMs, opens);
-    this.followed.set(entry.line, { entry, key, nextAt, delayMs: FIRST_LOOK_MS, since: Math.max(now, opens) });
+    const since = Math.max(now, opens);
+    const dryRun = this.journal.meta.options.dry_run && requestId ? { requestId } : {};
+    this.followed.set(entry.line, { entry, key, nextAt, delayMs: FIRST_LOOK_MS, since, ...dryRun });
     this.wake();
   }
 
@@ -151,7 +163,10 @@ class AccountRun {
   }
 
   private async look(f: Followed): Promise<void> {
-    const answer = await accountStatus(this.api, f.entry.account);
+    const answer =
+      f.requestId === undefined
+        ? await accountStatus(this.api, f.entry.account)
+        : await dryRunOutcome(this.api, f.requestId);
     const now = Date.now();
     if (answer.type === 'final') {
       this.followed.delete(f.entry.line);

@@ -3,16 +3,32 @@
 // job that starts at the window's start). The worker's half is account-creation.job.ts.
 import { z } from 'zod';
 import type { Database } from '../platform/db';
-import { NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
+import { AppError, supplierNotFound, ValidationError } from '../platform/errors';
+import type { JobQueues } from '../platform/queues';
 import { IsoDateTime } from '../platform/fields';
 import { isStorableText, parseOrThrow } from '../platform/validation';
 import type { Answer } from '../requests/answer';
 import type { QueuedRequests } from '../requests/queued-request';
+import { storeAnswerIfPending } from '../requests/request-result.repository';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
 import { accountProcessJob, accountScheduleJob, type AccountCreation } from './account-creation.job';
 import * as creation from './creation-status.repository';
 import * as repo from './account-import.repository';
-import { migrationNotOngoing, stageAccount, v2Payload } from './account-import.use-cases';
+import {
+  AlreadyImportedError,
+  accountJson,
+  checkStageable,
+  migrationNotOngoing,
+  v2Payload,
+} from './account-import.use-cases';
+import {
+  checkCreationCap,
+  creationInProgress,
+  MAX_CONCURRENT_CREATIONS_PER_ORGANISATION,
+  MAX_SCHEDULED_PER_ORGANISATION,
+  rescheduled,
+} from './account-bounds';
+import { importProcessDoesNotExist } from './create-account';
 
 /** How far ahead a schedule window may end (the published contract's rule). */
 const MAX_WINDOW_AHEAD_MS = 4 * 24 * 3600 * 1000;
@@ -51,11 +67,15 @@ export async function requestAccountProcess(
   if (status === undefined) throw supplierNotFound();
   if (status !== 'Ongoing') throw migrationNotOngoing(req.import_supplier_code, status, 'import_supplier_code');
   if ((await repo.findStagedPayload(deps.db.pool, req.import_supplier_code, req.external_account_number)) == null) {
-    throw new NotFoundError(
-      'account_not_found',
-      'No staged account data for this import supplier and external account number: stage it with create-or-update first.',
-    );
+    throw importProcessDoesNotExist();
   }
+  await checkCreationCap(
+    deps.db.pool,
+    caller.organisationId,
+    accountProcessJob.endpoint,
+    MAX_CONCURRENT_CREATIONS_PER_ORGANISATION,
+    'too_many_concurrent_creations',
+  );
   const payload: AccountCreation = {
     import_supplier_code: req.import_supplier_code,
     external_account_number: req.external_account_number,
@@ -75,12 +95,14 @@ export async function requestAccountProcess(
 /**
  * POST /v2/data-import/accounts/: validates the account (400), stages it, and schedules its creation for
  * the window (a BullMQ delayed job); answers 201 at once. The v2 status endpoint follows it. A request
- * repeated with its Idempotency-Key answers what the first one answered, whatever happened since (the
- * account may exist by now); a new schedule of an account that exists is 400
- * account_import_process_already_imported (staging's answer).
+ * repeated with its Idempotency-Key answers what the first one answered, whatever happened since.
+ * One schedule per account: a schedule of the same data while one is pending or running answers that
+ * one's 201; with other data it replaces a pending one (whose request then answers 409
+ * account_import_process_rescheduled) and is 409 account_import_process_in_progress while a job runs;
+ * once the account exists, 400 account_import_process_already_imported. A dry run stages nothing.
  */
 export async function scheduleAccountCreation(
-  deps: { db: Database; queued: QueuedRequests },
+  deps: ScheduleDeps,
   caller: Caller,
   body: unknown,
   now: Date,
@@ -103,30 +125,119 @@ export async function scheduleAccountCreation(
   if (replayed) return replayed;
 
   const window = scheduleWindow(params, now);
-  // Staging validates the account by the rules of validate-account, then stores it.
-  const staged = await stageAccount(deps.db, caller.organisationId, v2Payload({ payload }), now);
+  await checkCreationCap(
+    deps.db.pool,
+    caller.organisationId,
+    accountScheduleJob.endpoint,
+    MAX_SCHEDULED_PER_ORGANISATION,
+    'too_many_scheduled_creations',
+  );
+  // Validated by the rules of validate-account and staging; written only by a real schedule.
+  const account = await checkStageable(deps.db, caller.organisationId, v2Payload({ payload }));
+  const names = { supplierCode: account.import_supplier, externalAccountNumber: account.external_account_number };
+  const dryRun = params.is_dry_run ?? false;
+  const accountAsJson = accountJson(account);
   const job: AccountCreation = {
-    import_supplier_code: staged.body.import_supplier_code,
-    external_account_number: staged.body.external_account_number,
-    dry_run: params.is_dry_run ?? false,
+    import_supplier_code: names.supplierCode,
+    external_account_number: names.externalAccountNumber,
+    dry_run: dryRun,
     window_end: window.end.toISOString(),
+    ...(dryRun ? { account: JSON.parse(accountAsJson) as Record<string, unknown> } : {}),
   };
-  const schedule = { dryRun: job.dry_run, windowStart: window.start, windowEnd: window.end };
-  // The process is PENDING with its SCHEDULED event before the job exists: a job that starts at once
-  // finds it so, and never has its outcome overwritten.
-  const markScheduled = (resultId: string) =>
-    creation.markScheduled(
-      deps.db.pool,
-      { supplierCode: job.import_supplier_code, externalAccountNumber: job.external_account_number },
-      { ...schedule, resultId },
-      now,
-    );
+  const schedule = { dryRun, windowStart: window.start, windowEnd: window.end };
   const delay = Math.max(0, window.start.getTime() - now.getTime());
-  const { resultId } = await deps.queued.schedule(request(job), delay, markScheduled);
+  const answer = (resultId: string) =>
+    scheduleAnswer(names.supplierCode, names.externalAccountNumber, resultId, schedule);
+  if (dryRun) return answer((await deps.queued.schedule(request(job), delay)).resultId);
+
+  const submit = (beforeEnqueue?: (resultId: string) => Promise<void>) =>
+    deps.queued.schedule(request(job), delay, beforeEnqueue);
+  return scheduleOnce(deps, { names, accountAsJson, payload, schedule, submit, retryOf: earlier?.resultId }, now);
+}
+
+/**
+ * A real schedule, one per account: the same data again answers the schedule that runs; other data
+ * replaces a pending schedule; nothing while a job holds the process or once its account exists.
+ */
+async function scheduleOnce(
+  deps: ScheduleDeps,
+  s: {
+    names: { supplierCode: string; externalAccountNumber: string };
+    accountAsJson: string;
+    payload: unknown;
+    schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date };
+    submit: (beforeEnqueue: (resultId: string) => Promise<void>) => Promise<{ resultId: string }>;
+    /** The request an earlier one with this Idempotency-Key made, when this is its retry. */
+    retryOf: string | undefined;
+  },
+  now: Date,
+): Promise<ScheduleAnswer> {
+  const { names, accountAsJson, payload, schedule } = s;
+  const current = await creation.prepareSchedule(deps.db.pool, names, accountAsJson, now);
+  if (current.platformAccountNumber !== null)
+    throw new AlreadyImportedError(names.externalAccountNumber, current.platformAccountNumber);
+  // The same account data again (a repeated line of a migration file): the schedule that runs answers.
+  // Not this very request retried with its key (its job may be lost: it is added again below), nor a
+  // schedule whose job was lost (answered "retry as it is"): this one replaces it.
+  const first =
+    current.samePayload &&
+    current.scheduleLive &&
+    current.scheduledRequestId !== s.retryOf &&
+    current.scheduledRequestId;
+  const firstAnswer = first ? await scheduledAnswer(deps.db, payload, first) : undefined;
+  if (firstAnswer && (current.status === 'PENDING' || current.status === 'IN_PROGRESS')) return firstAnswer;
+  if (current.status === 'IN_PROGRESS') throw creationInProgress();
+
+  // The process is PENDING with its payload and SCHEDULED event before the job exists (one guarded
+  // statement): a job that starts at once finds it so. Refused (created or taken meanwhile): the
+  // request answers why, and its job, never added, never runs.
+  const markScheduled = async (resultId: string) => {
+    const scheduled = { ...schedule, resultId, payload: accountAsJson };
+    if (await creation.markScheduled(deps.db.pool, names, scheduled, now)) return;
+    const refusal = await whyNotScheduled(deps.db, names);
+    await storeAnswerIfPending(deps.db.pool, resultId, refusal);
+    throw refusal;
+  };
+  let resultId: string;
+  try {
+    ({ resultId } = await s.submit(markScheduled));
+  } catch (err) {
+    // Refused (not a queue fault): another schedule of the same data won the race and its job has
+    // started or finished: its answer.
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    const now2 = await creation.prepareSchedule(deps.db.pool, names, null, new Date(), accountAsJson);
+    const winner = now2.samePayload && now2.scheduleLive && now2.scheduledRequestId;
+    const replay = winner ? await scheduledAnswer(deps.db, payload, winner) : undefined;
+    if (replay) return replay;
+    throw err;
+  }
+  if (current.scheduledRequestId !== null && current.scheduledRequestId !== resultId)
+    await replaceSchedule(deps, current.scheduledRequestId);
   return (
     (await scheduledAnswer(deps.db, payload, resultId)) ??
-    scheduleAnswer(job.import_supplier_code, job.external_account_number, resultId, schedule)
+    scheduleAnswer(names.supplierCode, names.externalAccountNumber, resultId, schedule)
   );
+}
+
+interface ScheduleDeps {
+  db: Database;
+  queued: QueuedRequests;
+  queues: JobQueues;
+}
+
+/** The schedule a later one replaced: its delayed job removed, its request answered 409 rescheduled. */
+async function replaceSchedule(deps: ScheduleDeps, previous: string): Promise<void> {
+  // A job that is running already cannot be removed: the table refuses it the process (not its schedule).
+  const job = await deps.queues.queue(accountScheduleJob.queue).getJob(previous);
+  if (job && (await job.getState()) === 'delayed') await job.remove().catch(() => undefined);
+  await storeAnswerIfPending(deps.db.pool, previous, rescheduled());
+}
+
+async function whyNotScheduled(db: Database, names: { supplierCode: string; externalAccountNumber: string }) {
+  const now = await creation.prepareSchedule(db.pool, names, null, new Date());
+  return now.platformAccountNumber !== null
+    ? new AlreadyImportedError(names.externalAccountNumber, now.platformAccountNumber)
+    : creationInProgress();
 }
 
 export interface ScheduleAnswer {
@@ -170,9 +281,19 @@ async function scheduledAnswer(db: Database, payload: unknown, resultId: string)
   return found && scheduleAnswer(supplier, external, resultId, found);
 }
 
+/** How far in the past a window's start may be (clocks differ); earlier is 400 at schedule_window_start. */
+const START_SKEW_MS = 60_000;
+
 /** The window: from now (or the given start) to the given end (or four days after now), at most four days ahead. */
 function scheduleWindow(params: z.output<typeof TaskParams>, now: Date): { start: Date; end: Date } {
   const start = params.schedule_window_start ?? now;
+  if (start.getTime() < now.getTime() - START_SKEW_MS) {
+    throw ValidationError.single(
+      'task_params.schedule_window_start',
+      'schedule_window_start_in_past',
+      'The schedule window must not start in the past.',
+    );
+  }
   const end = params.schedule_window_end ?? new Date(now.getTime() + MAX_WINDOW_AHEAD_MS);
   if (end.getTime() - now.getTime() > MAX_WINDOW_AHEAD_MS) {
     throw ValidationError.single(

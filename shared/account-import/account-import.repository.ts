@@ -2,6 +2,7 @@
 // look-up that checks a list (products, meter points) is one set-based statement, whatever its size.
 import type { Sql } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
+import { CREATED_EVENT, transition } from './process-lifecycle';
 
 /** The supplier's migration status, or undefined when the organisation may not use it. */
 export async function findVisibleSupplier(
@@ -24,6 +25,8 @@ export interface DatabaseFacts {
   teamExists: boolean;
   /** The codes that are not in the product catalogue. */
   missingProducts: Set<string>;
+  /** The supply (ELECTRICITY, GAS) of each product that names one. */
+  productSupply: Map<string, string>;
   /** The meter points another account of the supplier already supplies, with its external number. */
   takenMeterPoints: Map<string, string>;
 }
@@ -39,11 +42,14 @@ export async function databaseFacts(
   const { rows } = await db.query<{
     team_exists: boolean;
     missing: string[];
+    supply: Record<string, string> | null;
     taken: { identifier: string; external: string }[];
   }>(
     `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM operations_teams WHERE name = $1)) AS team_exists,
             ARRAY(SELECT c.code FROM unnest($2::text[]) AS c(code)
                    WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.code = c.code)) AS missing,
+            (SELECT json_object_agg(p.code, p.supply_type) FROM products p
+              WHERE p.code = ANY($2::text[]) AND p.supply_type IS NOT NULL) AS supply,
             COALESCE((SELECT json_agg(json_build_object('identifier', mp.identifier,
                                                         'external', p.external_account_number))
                         FROM meter_points mp
@@ -63,6 +69,7 @@ export async function databaseFacts(
   return {
     teamExists: r.team_exists,
     missingProducts: new Set(r.missing),
+    productSupply: new Map(Object.entries(r.supply ?? {})),
     takenMeterPoints: new Map(r.taken.map((t) => [t.identifier, t.external])),
   };
 }
@@ -72,12 +79,14 @@ export interface StagedProcess {
   created: boolean;
   /** Set when the process already has an account: nothing was staged. */
   platformAccountNumber?: string;
+  /** Set when a creation job holds the process: nothing was staged. */
+  inProgress?: boolean;
 }
 
 /**
  * Stages `payload` for (supplier, external number): a new process, or the payload of a process that
- * has no account yet replaced, with its event. The process row is locked while it is decided, so a
- * concurrent creation either sees the new payload or makes this call find its account.
+ * has no account yet replaced (the lifecycle's `stage`, with its event). The process row is locked while
+ * it is decided, so a concurrent creation either sees the new payload or makes this call find its account.
  */
 export async function stageProcess(
   tx: Sql,
@@ -86,21 +95,10 @@ export async function stageProcess(
   payload: string,
   now: Date,
 ): Promise<StagedProcess> {
-  const inserted = await tx.query<{ id: number }>(
-    `INSERT INTO account_import_processes
-            (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
-     VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
-     ON CONFLICT (supplier_code, external_account_number) DO NOTHING
-     RETURNING id`,
-    [supplierCode, externalAccountNumber, payload, now],
-  );
-  const newId = inserted.rows[0]?.id;
-  if (newId !== undefined) {
-    await recordEvent(tx, newId, 'EVENT_ACCOUNT_IMPORT_PROCESS_CREATED', now, null);
-    return { id: newId, created: true };
-  }
-  const { rows } = await tx.query<{ id: number; platform_account_number: string | null }>(
-    `SELECT p.id, a.platform_account_number
+  const newId = await insertProcess(tx, supplierCode, externalAccountNumber, payload, now);
+  if (newId !== undefined) return { id: newId, created: true };
+  const { rows } = await tx.query<{ id: number; status: string; platform_account_number: string | null }>(
+    `SELECT p.id, p.status::text AS status, a.platform_account_number
        FROM account_import_processes p
        LEFT JOIN accounts a ON a.process_id = p.id
       WHERE p.supplier_code = $1 AND p.external_account_number = $2
@@ -111,24 +109,33 @@ export async function stageProcess(
   if (row.platform_account_number !== null) {
     return { id: row.id, created: false, platformAccountNumber: row.platform_account_number };
   }
-  // A process an earlier attempt left FAILED, ERRORED or CANCELLED is staged afresh.
-  await tx.query(
-    `UPDATE account_import_processes
-        SET payload = $2::jsonb, modified_at = $3, staged_at = $3,
-            state = CASE WHEN state = 'FAILED' THEN 'STAGED'::"ImportState" ELSE state END,
-            status = CASE WHEN status = 'IN_PROGRESS' THEN status ELSE 'PENDING'::"ImportStatus" END
-      WHERE id = $1`,
-    [row.id, payload, now],
-  );
-  await recordEvent(tx, row.id, 'EVENT_ACCOUNT_IMPORT_PROCESS_UPDATED', now, null);
-  return { id: row.id, created: false };
+  // A process an earlier attempt left ERRORED or CANCELLED is staged afresh; one a job holds is not.
+  const moved = await transition(tx, { process: { id: row.id }, event: 'stage', now, set: { payload } });
+  return moved === undefined ? { id: row.id, created: false, inProgress: true } : { id: row.id, created: false };
 }
 
-export async function recordEvent(tx: Sql, processId: number, event: string, at: Date, data: unknown): Promise<void> {
-  await tx.query(
-    'INSERT INTO account_import_process_events (process_id, event, occurred_at, data) VALUES ($1, $2, $3, $4::jsonb)',
-    [processId, event, at, data === null ? null : JSON.stringify(data)],
+/** A new process with its staged payload and CREATED event; undefined when the process exists. */
+export async function insertProcess(
+  tx: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+  payload: string,
+  now: Date,
+): Promise<number | undefined> {
+  const inserted = await tx.query<{ id: number }>(
+    `WITH process AS (
+       INSERT INTO account_import_processes
+              (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
+       VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
+       ON CONFLICT (supplier_code, external_account_number) DO NOTHING
+       RETURNING id
+     )
+     INSERT INTO account_import_process_events (process_id, event, occurred_at)
+     SELECT id, $5, $4 FROM process
+     RETURNING process_id AS id`,
+    [supplierCode, externalAccountNumber, payload, now, CREATED_EVENT],
   );
+  return inserted.rows[0]?.id;
 }
 
 export interface ImportStatusRow {
@@ -176,4 +183,30 @@ export async function findStagedPayload(
     [supplierCode, externalAccountNumber],
   );
   return rows[0]?.payload;
+}
+
+/** The organisation's unanswered requests of `endpoint`, counted up to `cap` (the pending index serves it). */
+export async function countUnanswered(db: Sql, organisationId: number, endpoint: string, cap: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT 1 FROM request_results
+        WHERE finished_at IS NULL AND organisation_id = $1 AND endpoint = $2
+        LIMIT $3) pending`,
+    [organisationId, endpoint, cap],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The platform number of the process's account, when it has one (validate-account of an imported account). */
+export async function findImportedNumber(
+  db: Sql,
+  supplierCode: string,
+  externalAccountNumber: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT a.platform_account_number AS n FROM account_import_processes p JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2`,
+    [supplierCode, externalAccountNumber],
+  );
+  return rows[0]?.n;
 }

@@ -20,6 +20,24 @@ import {
 } from './unsupported-fields';
 
 /** Bounds on every list of the account (the body size limit bounds the whole). */
+/** The contract's `pronouns` values (EDF variant). */
+const PRONOUNS = [
+  'OTHER',
+  'E_EM_EIR',
+  'EY_EM_EIR',
+  'FAE_FAER_FAERS',
+  'HE_HIM_HIS',
+  'PER_PER_PERS',
+  'SHE_HER_HERS',
+  'THEY_THEM_THEIRS',
+  'VE_VER_VIS',
+  'XE_XEM_XYR',
+  'ZE_HIR_HIRS',
+  'ZE_ZIR_ZIRS',
+  'ZIE_HIR_HIRS',
+  'ZIE_ZIR_ZIRS',
+] as const;
+
 export const LIMITS = {
   customers: 20,
   psr: 50,
@@ -115,7 +133,8 @@ const Customer = z.object({
   landline: Phone.nullable().optional(),
   date_of_birth: IsoDate.nullable().optional(),
   salutation: Text(128).nullable().optional(),
-  pronouns: Text(32).nullable().optional(),
+  // The contract's values ('' and null: not said).
+  pronouns: z.enum(PRONOUNS).or(z.literal('')).nullable().optional(),
   deceased: z.enum(['Reported', 'Confirmed', '']).optional(),
   unable_to_read_meters: z.boolean().optional(),
   psr: z.array(Psr).max(LIMITS.psr).optional(),

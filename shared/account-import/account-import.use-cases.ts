@@ -14,6 +14,7 @@ import {
   type EnergyAccount,
 } from './energy-account';
 import * as repo from './account-import.repository';
+import { boundedErrors, checkAccountSize, creationInProgress } from './account-bounds';
 
 /** 400 once the process has an account: the contract's answer, with the account's number. */
 export class AlreadyImportedError extends ValidationError {
@@ -67,6 +68,7 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
   const {
     teamExists,
     missingProducts: missing,
+    productSupply,
     takenMeterPoints: taken,
   } = await repo.databaseFacts(db, {
     team: a.operations_team_name,
@@ -90,6 +92,14 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
         detail: `Tariff code "${c.code}" is not a product.`,
       });
     }
+    const supply = productSupply.get(c.code);
+    if (supply !== undefined && supply !== c.supplyType) {
+      errors.push({
+        attr: at(c.path),
+        code: 'tariff_type_does_not_match_meter_point_type',
+        detail: `Tariff code "${c.code}" is a ${supply} product; its meter point is ${c.supplyType}.`,
+      });
+    }
   }
   for (const p of points) {
     const other = taken.get(p.identifier);
@@ -106,12 +116,21 @@ export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<F
 
 function throwIfAny(errors: FieldError[]): void {
   const first = errors[0];
-  if (first) throw new ValidationError(errors, `${first.attr}: ${first.detail}`);
+  if (first) throw boundedErrors(new ValidationError(errors, `${first.attr}: ${first.detail}`));
 }
 
-/** Parses the body, then finds the supplier (404 when the organisation may not use it). */
+/**
+ * Parses the body (after its size bound, so a huge account costs no validation), then finds the
+ * supplier (404 when the organisation may not use it). A 400 lists at most MAX_LISTED_ERRORS faults.
+ */
 async function parseVisible(db: Database, organisationId: number, body: unknown) {
-  const account = parseOrThrow(EnergyAccountSchema, body);
+  checkAccountSize(body);
+  let account: EnergyAccount;
+  try {
+    account = parseOrThrow(EnergyAccountSchema, body);
+  } catch (err) {
+    throw err instanceof ValidationError ? boundedErrors(err) : err;
+  }
   const status = await repo.findVisibleSupplier(db.pool, organisationId, account.import_supplier);
   if (status === undefined) throw supplierNotFound();
   return { account, status };
@@ -128,8 +147,15 @@ export async function validateAccount(
   body: unknown,
 ): Promise<{ account: EnergyAccount; supplierStatus: string }> {
   const { account, status } = await parseVisible(db, organisationId, body);
+  await refuseImported(db, account);
   throwIfAny(await checkAgainstDatabase(db.pool, account));
   return { account, supplierStatus: status };
+}
+
+/** Validating an account that is already imported is 400 account_import_process_already_imported (the contract's example). */
+async function refuseImported(db: Database, a: EnergyAccount): Promise<void> {
+  const number = await repo.findImportedNumber(db.pool, a.import_supplier, a.external_account_number);
+  if (number !== undefined) throw new AlreadyImportedError(a.external_account_number, number);
 }
 
 /**
@@ -139,6 +165,7 @@ export async function validateAccount(
  */
 export async function validateV2(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
   const { account } = await parseVisible(db, organisationId, v2Payload(body));
+  await refuseImported(db, account);
   throwIfAny(await checkAgainstDatabase(db.pool, account));
   return account;
 }
@@ -164,6 +191,14 @@ export function accountJson(a: EnergyAccount): string {
   });
 }
 
+/** What staging checks before it writes (a v2 dry run stops here): the account, validated. */
+export async function checkStageable(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
+  const { account, status } = await parseVisible(db, organisationId, body);
+  if (status !== 'Ongoing') throw migrationNotOngoing(account.import_supplier, status);
+  throwIfAny(await checkAgainstDatabase(db.pool, account));
+  return account;
+}
+
 export interface StageResult {
   created: boolean;
   body: { external_account_number: string; import_supplier_code: string };
@@ -180,15 +215,14 @@ export async function stageAccount(
   body: unknown,
   now: Date,
 ): Promise<StageResult> {
-  const { account, status } = await parseVisible(db, organisationId, body);
-  if (status !== 'Ongoing') throw migrationNotOngoing(account.import_supplier, status);
-  throwIfAny(await checkAgainstDatabase(db.pool, account));
+  const account = await checkStageable(db, organisationId, body);
   const staged = await inTransaction(db, (tx) =>
     repo.stageProcess(tx, account.import_supplier, account.external_account_number, accountJson(account), now),
   );
   if (staged.platformAccountNumber !== undefined) {
     throw new AlreadyImportedError(account.external_account_number, staged.platformAccountNumber);
   }
+  if (staged.inProgress) throw creationInProgress();
   return {
     created: staged.created,
     body: { external_account_number: account.external_account_number, import_supplier_code: account.import_supplier },

@@ -9,6 +9,10 @@ export interface LockedProcess {
   id: number;
   /** The v2 status (CANCELLED: an operator cancelled the creation). */
   status: string;
+  /** The creation job (its request) holding the process, when IN_PROGRESS. */
+  heldBy: string | null;
+  /** The v2 schedule (its request) that is the process's current one. */
+  scheduledRequestId: string | null;
   payload: unknown;
   platformAccountNumber: string | null;
   supplierStatus: SupplierStatus;
@@ -26,15 +30,15 @@ export async function lockProcess(
   externalAccountNumber: string,
   locks: { wait: boolean } = { wait: true },
 ): Promise<LockedProcess | undefined> {
-  const locked = await tx.query<{ id: number; status: string }>(
-    `SELECT id, status::text AS status FROM account_import_processes
+  const locked = await tx.query<{ id: number; status: string; held_by: string | null; scheduled: string | null }>(
+    `SELECT id, status::text AS status, held_by, scheduled_request_id AS scheduled FROM account_import_processes
       WHERE supplier_code = $1 AND external_account_number = $2
         FOR UPDATE${locks.wait ? '' : ' NOWAIT'}`,
     [supplierCode, externalAccountNumber],
   );
   const lockedRow = locked.rows[0];
   if (lockedRow === undefined) return undefined;
-  const { id, status } = lockedRow;
+  const { id, status, held_by: heldBy, scheduled: scheduledRequestId } = lockedRow;
   const { rows } = await tx.query<{
     payload: unknown;
     platform_account_number: string | null;
@@ -52,6 +56,8 @@ export async function lockProcess(
   return {
     id,
     status,
+    heldBy,
+    scheduledRequestId,
     payload: r.payload,
     platformAccountNumber: r.platform_account_number,
     supplierStatus: r.status,
@@ -157,56 +163,6 @@ export async function insertPaymentInstructions(tx: Sql, accountId: number, list
   );
 }
 
-/** The process has its account: IMPORTED for the v1 reads, PROCESSED for v2, with its event (one statement). */
-export async function markProcessed(
-  tx: Sql,
-  processId: number,
-  processed: { team: string | null; event: string; platformAccountNumber: string },
-  now: Date,
-): Promise<void> {
-  await tx.query(
-    `WITH process AS (
-       UPDATE account_import_processes
-          SET state = 'IMPORTED', status = 'PROCESSED', modified_at = $2, latest_error = NULL, is_dry_run = false,
-              operations_team_name = $3
-        WHERE id = $1
-       RETURNING id
-     )
-     INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
-     SELECT id, $4, $2, jsonb_build_object('platform_account_number', $5::text) FROM process`,
-    [processId, now, processed.team, processed.event, processed.platformAccountNumber],
-  );
-}
-
-/** A refused attempt: a real one leaves the process FAILED (UNKNOWN on v1) and ERRORED; a dry run only DRY_RUN_ERRORED. */
-export async function markRefused(
-  tx: Sql,
-  processId: number,
-  dryRun: boolean,
-  error: { code: string; detail: string; domain: string },
-  now: Date,
-): Promise<void> {
-  await tx.query(
-    `UPDATE account_import_processes
-        SET state = CASE WHEN $2 THEN (CASE WHEN state = 'IN_PROGRESS' THEN 'STAGED' ELSE state END)
-                         ELSE 'FAILED' END::"ImportState",
-            status = (CASE WHEN $2 THEN 'DRY_RUN_ERRORED' ELSE 'ERRORED' END)::"ImportStatus",
-            is_dry_run = $2, latest_error = $3::jsonb, modified_at = $4
-      WHERE id = $1`,
-    [processId, dryRun, JSON.stringify(error), now],
-  );
-}
-
-export async function markDryRunSucceeded(tx: Sql, processId: number, now: Date): Promise<void> {
-  await tx.query(
-    `UPDATE account_import_processes
-        SET state = CASE WHEN state = 'IN_PROGRESS' THEN 'STAGED'::"ImportState" ELSE state END,
-            status = 'DRY_RUN_SUCCEEDED', is_dry_run = true, latest_error = NULL, modified_at = $2
-      WHERE id = $1`,
-    [processId, now],
-  );
-}
-
 /** A STRIPE instruction of a staged account, for the job to verify with the vendor before creating. */
 export interface StagedStripeInstruction {
   /** Its index in the staged account's `payment_instructions`. */
@@ -215,42 +171,67 @@ export interface StagedStripeInstruction {
   reference: string;
 }
 
-/**
- * A creation job has started on the process: IN_PROGRESS on both the v1 status and v2, with its event,
- * in one statement committed on its own before the creation's transaction, so the status endpoints show
- * it while the job runs. Answers the staged account's STRIPE instructions (read from the staged payload,
- * validated when staged). A process that has its account, is cancelled or is not known is left alone
- * (undefined): its creation is refused whatever its instructions.
- */
-export async function markStarted(
-  db: Sql,
-  supplierCode: string,
-  externalAccountNumber: string,
-  dryRun: boolean,
-  now: Date,
-): Promise<{ stripeInstructions: StagedStripeInstruction[] } | undefined> {
-  const { rows } = await db.query<{ id: number; stripe: StagedStripeInstruction[] }>(
-    `WITH started AS (
-       UPDATE account_import_processes p
-          SET state = 'IN_PROGRESS', status = 'IN_PROGRESS', is_dry_run = $3, modified_at = $4
-        WHERE p.supplier_code = $1 AND p.external_account_number = $2
-          AND p.status <> 'CANCELLED'
-          AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
-       RETURNING p.id, p.payload
-     ), event AS (
-       INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
-       SELECT id, 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED', $4, $5::jsonb FROM started
-     )
-     SELECT s.id,
-            COALESCE((SELECT json_agg(json_build_object('index', i.ord - 1, 'type', i.value->>'type',
+/** The STRIPE instructions of a process's staged account (validated when staged), for the job to verify. */
+export async function stagedStripeInstructions(db: Sql, processId: number): Promise<StagedStripeInstruction[]> {
+  const { rows } = await db.query<{ stripe: StagedStripeInstruction[] }>(
+    `SELECT COALESCE((SELECT json_agg(json_build_object('index', i.ord - 1, 'type', i.value->>'type',
                                                         'reference', i.value->>'reference') ORDER BY i.ord)
-                        FROM jsonb_array_elements(CASE jsonb_typeof(s.payload->'payment_instructions')
-                                                    WHEN 'array' THEN s.payload->'payment_instructions'
+                        FROM jsonb_array_elements(CASE jsonb_typeof(p.payload->'payment_instructions')
+                                                    WHEN 'array' THEN p.payload->'payment_instructions'
                                                     ELSE '[]'::jsonb END) WITH ORDINALITY AS i(value, ord)
                        WHERE i.value->>'vendor' = 'STRIPE'), '[]'::json) AS stripe
-       FROM started s`,
-    [supplierCode, externalAccountNumber, dryRun, now, dryRun ? JSON.stringify({ dry_run: true }) : null],
+       FROM account_import_processes p WHERE p.id = $1`,
+    [processId],
+  );
+  return rows[0]?.stripe ?? [];
+}
+
+/**
+ * A dry run of an account never staged: a process row for it to be created against, inside the caller's
+ * savepoint, which the dry run rolls back (nothing of it is ever committed).
+ */
+export async function insertDryRunProcess(tx: Sql, supplierCode: string, externalAccountNumber: string, now: Date) {
+  await tx.query(
+    `INSERT INTO account_import_processes (supplier_code, external_account_number, state, status, created_at, modified_at)
+     VALUES ($1, $2, 'STAGED', 'PENDING', $3, $3)`,
+    [supplierCode, externalAccountNumber, now],
+  );
+  return lockProcess(tx, supplierCode, externalAccountNumber);
+}
+
+/** The STRIPE instructions of the process's staged account, by its names (a v1 dry run). */
+export async function stagedStripeInstructionsOf(
+  db: Sql,
+  names: { supplierCode: string; externalAccountNumber: string },
+): Promise<StagedStripeInstruction[]> {
+  const { rows } = await db.query<{ id: number }>(
+    'SELECT id FROM account_import_processes WHERE supplier_code = $1 AND external_account_number = $2',
+    [names.supplierCode, names.externalAccountNumber],
+  );
+  return rows[0] ? stagedStripeInstructions(db, rows[0].id) : [];
+}
+
+/** What decides why a creation job could not take its process. */
+export async function findProcessFacts(db: Sql, supplierCode: string, externalAccountNumber: string) {
+  const { rows } = await db.query<{
+    status: string;
+    has_payload: boolean;
+    scheduled_request_id: string | null;
+    platform_account_number: string | null;
+  }>(
+    `SELECT p.status::text AS status, p.payload IS NOT NULL AS has_payload, p.scheduled_request_id,
+            a.platform_account_number
+       FROM account_import_processes p LEFT JOIN accounts a ON a.process_id = p.id
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2`,
+    [supplierCode, externalAccountNumber],
   );
   const r = rows[0];
-  return r === undefined ? undefined : { stripeInstructions: r.stripe };
+  return (
+    r && {
+      status: r.status,
+      payload: r.has_payload ? true : null,
+      scheduledRequestId: r.scheduled_request_id,
+      platformAccountNumber: r.platform_account_number,
+    }
+  );
 }

@@ -2,9 +2,8 @@
 // job, its result row and the process endpoint are declared elsewhere). Everything happens under the
 // lock of the process row, after a savepoint: a refusal or a dry run rolls back to it, so neither keeps
 // anything but the process's status and event.
-import { randomBytes } from 'node:crypto';
 import type { Sql } from '../platform/db';
-import { AppError, NotFoundError, ValidationError, type FieldError } from '../platform/errors';
+import { AppError, ValidationError } from '../platform/errors';
 import { resolveDocumentLocation, wholeSecond } from '../platform/fields';
 import { parseOrThrow } from '../platform/validation';
 import { insertNotes, type NewNote } from '../notes/note.public';
@@ -12,8 +11,9 @@ import { insertTransactions, type NewTransaction } from '../transactions/transac
 import { toTransactionData } from '../transactions/transaction-data';
 import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from './energy-account';
 import { AlreadyImportedError, checkAgainstDatabase, migrationNotOngoing } from './account-import.use-cases';
-import * as repo from './account-import.repository';
 import * as creation from './create-account.repository';
+import { creationInProgress } from './account-bounds';
+import { drawPlatformNumber, latestErrorOf, transition } from './process-lifecycle';
 
 /** A STRIPE instruction the job verified with the vendor: what to store as its vendor details. */
 export interface VerifiedInstruction {
@@ -32,22 +32,17 @@ export interface CreateAccountInput {
   resultId: string;
   /** Object storage bucket of notes' and statements' documents (config DOCUMENT_BUCKET). */
   documentBucket: string;
+  /** A v2 dry run's account (it is not staged); otherwise the process's staged payload is created. */
+  payload?: unknown;
   /** Every STRIPE instruction of the staged account, verified (see stripeInstructionsOf). */
   verifiedInstructions?: VerifiedInstruction[];
 }
 
 export type CreateAccountOutcome =
   | { outcome: 'created'; external_account_number: string; platform_account_number: string }
-  | { outcome: 'dry_run_succeeded'; external_account_number: string; platform_account_number: string }
+  | { outcome: 'dry_run_succeeded'; external_account_number: string }
   /** A 400 (or the 404 of a process with nothing staged): the error the process call answers. */
   | { outcome: 'refused'; error: AppError };
-
-const EVENTS = {
-  processed: 'EVENT_ACCOUNT_IMPORT_PROCESS_PROCESSED',
-  errored: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
-  dryRunSucceeded: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_SUCCEEDED',
-  dryRunErrored: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_ERRORED',
-} as const;
 
 const DAY_MS = 86_400_000;
 const nextDay = (isoDate: string) => new Date(Date.parse(`${isoDate}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
@@ -55,17 +50,26 @@ const minDate = (dates: string[]) =>
   dates.reduce<string | undefined>((m, d) => (m === undefined || d < m ? d : m), undefined);
 
 /**
- * Marks the process IN_PROGRESS (v1 and v2) with its STARTED event, in one statement of its own before
- * createAccount's transaction, so the status endpoints show the running job; answers the staged
- * account's STRIPE instructions, which the job verifies with the vendor first. Undefined when the
- * process is unknown, cancelled or already has its account (its creation is refused in any case).
+ * A creation job takes the process (the lifecycle's `start`: IN_PROGRESS, held by the job's request,
+ * event STARTED), in one statement committed on its own before the creation's transaction, so the
+ * status endpoints show the running job; answers the staged account's STRIPE instructions, which the
+ * job verifies with the vendor first. Undefined when the table refuses the move (the process is
+ * unknown, cancelled, held by another job, not this schedule's any more, or has its account).
  */
-export function markCreationStarted(
+export async function markCreationStarted(
   db: Sql,
-  input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'dryRun'>,
+  input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'resultId'> & { schedule?: string },
   now: Date,
 ): Promise<{ stripeInstructions: creation.StagedStripeInstruction[] } | undefined> {
-  return creation.markStarted(db, input.supplierCode, input.externalAccountNumber, input.dryRun, now);
+  const id = await transition(db, {
+    process: { supplierCode: input.supplierCode, externalAccountNumber: input.externalAccountNumber },
+    event: 'start',
+    now,
+    holder: input.resultId,
+    schedule: input.schedule,
+  });
+  if (id === undefined) return undefined;
+  return { stripeInstructions: await creation.stagedStripeInstructions(db, id) };
 }
 
 /**
@@ -79,6 +83,10 @@ export function markCreationStarted(
  * has its account is refused with account_import_process_already_imported: creating twice makes one.
  */
 export async function createAccount(tx: Sql, input: CreateAccountInput, now: Date): Promise<CreateAccountOutcome> {
+  const process = await lockProcess(tx, input);
+  if (input.dryRun || !process || process.heldBy === input.resultId)
+    return createLockedAccount(tx, process, input, now);
+  await markCreationStarted(tx, input, now);
   return createLockedAccount(tx, await lockProcess(tx, input), input, now);
 }
 
@@ -94,6 +102,14 @@ export function lockProcess(
   return creation.lockProcess(tx, input.supplierCode, input.externalAccountNumber, locks);
 }
 
+/** 400 import_process_does_not_exist: nothing was staged for the account (the contract's code). */
+export const importProcessDoesNotExist = () =>
+  ValidationError.single(
+    'non_field_errors',
+    'import_process_does_not_exist',
+    'No staged account data for this import supplier and external account number: stage it with create-or-update first.',
+  );
+
 /** createAccount, for a process the caller has locked already (lockProcess, in the same transaction). */
 export async function createLockedAccount(
   tx: Sql,
@@ -101,14 +117,8 @@ export async function createLockedAccount(
   input: CreateAccountInput,
   now: Date,
 ): Promise<CreateAccountOutcome> {
-  if (!process || process.payload === null) {
-    return {
-      outcome: 'refused',
-      error: new NotFoundError(
-        'account_not_found',
-        'No staged account data for this import supplier and external account number.',
-      ),
-    };
+  if (!process || (process.payload === null && input.payload === undefined)) {
+    return { outcome: 'refused', error: importProcessDoesNotExist() };
   }
   if (process.platformAccountNumber !== null) {
     return {
@@ -116,6 +126,8 @@ export async function createLockedAccount(
       error: new AlreadyImportedError(input.externalAccountNumber, process.platformAccountNumber),
     };
   }
+  // A real run creates only while its job holds the process (the lifecycle's start).
+  if (!input.dryRun && process.heldBy !== input.resultId) return { outcome: 'refused', error: creationInProgress() };
   await tx.query('SAVEPOINT create_account');
   let created: { platformAccountNumber: string; team: string | null };
   try {
@@ -123,38 +135,54 @@ export async function createLockedAccount(
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     await tx.query('ROLLBACK TO SAVEPOINT create_account');
-    await creation.markRefused(tx, process.id, input.dryRun, latestError(err), now);
-    await repo.recordEvent(tx, process.id, input.dryRun ? EVENTS.dryRunErrored : EVENTS.errored, now, latestError(err));
+    // A dry run answers as the real run would and writes nothing, the process's status included.
+    if (!input.dryRun) await endHold(tx, process.id, input, now, { event: 'refuse', error: err });
     return { outcome: 'refused', error: err };
   }
-  const answer = {
+  if (input.dryRun) {
+    await tx.query('ROLLBACK TO SAVEPOINT create_account');
+    // Its number is not kept: creation draws another, so the answer carries none.
+    return { outcome: 'dry_run_succeeded', external_account_number: input.externalAccountNumber };
+  }
+  await tx.query('RELEASE SAVEPOINT create_account');
+  await endHold(tx, process.id, input, now, {
+    event: 'create',
+    platformAccountNumber: created.platformAccountNumber,
+    team: created.team,
+  });
+  return {
+    outcome: 'created',
     external_account_number: input.externalAccountNumber,
     platform_account_number: created.platformAccountNumber,
   };
-  if (input.dryRun) {
-    await tx.query('ROLLBACK TO SAVEPOINT create_account');
-    await creation.markDryRunSucceeded(tx, process.id, now);
-    await repo.recordEvent(tx, process.id, EVENTS.dryRunSucceeded, now, null);
-    return { outcome: 'dry_run_succeeded', ...answer };
-  }
-  await tx.query('RELEASE SAVEPOINT create_account');
-  await creation.markProcessed(
-    tx,
-    process.id,
-    { team: created.team, event: EVENTS.processed, platformAccountNumber: created.platformAccountNumber },
-    now,
-  );
-  return { outcome: 'created', ...answer };
 }
 
-/** {code, detail, domain} of a refusal, as the v2 status reports it. */
-function latestError(err: ValidationError): { code: string; detail: string; domain: string } {
-  const first: FieldError | undefined = err.errors[0];
-  return {
-    code: first?.code ?? err.code,
-    detail: first ? `${first.attr}: ${first.detail}` : err.message,
-    domain: 'import_process',
-  };
+/** Ends the job's hold on the process: created (PROCESSED) or refused (ERRORED with latest_error). */
+export async function endHold(
+  tx: Sql,
+  processId: number,
+  input: Pick<CreateAccountInput, 'resultId'>,
+  now: Date,
+  end: { event: 'create'; platformAccountNumber: string; team: string | null } | { event: 'refuse'; error: AppError },
+): Promise<void> {
+  if (end.event === 'refuse') {
+    await transition(tx, {
+      process: { id: processId },
+      event: 'refuse',
+      now,
+      holder: input.resultId,
+      error: latestErrorOf(end.error, input.resultId),
+    });
+    return;
+  }
+  await transition(tx, {
+    process: { id: processId },
+    event: 'create',
+    now,
+    holder: input.resultId,
+    data: { platform_account_number: end.platformAccountNumber },
+    set: { operationsTeamName: end.team },
+  });
 }
 
 async function createFromStaged(
@@ -164,7 +192,7 @@ async function createFromStaged(
   now: Date,
 ): Promise<{ platformAccountNumber: string; team: string | null }> {
   if (process.supplierStatus !== 'Ongoing') throw migrationNotOngoing(input.supplierCode, process.supplierStatus);
-  const staged = parseOrThrow(EnergyAccountSchema, process.payload);
+  const staged = parseOrThrow(EnergyAccountSchema, input.payload ?? process.payload);
   const a: EnergyAccount =
     input.operationsTeamName === undefined ? staged : { ...staged, operations_team_name: input.operationsTeamName };
   const errors = await checkAgainstDatabase(tx, a);
@@ -300,7 +328,7 @@ async function insertAccount(
 ): Promise<{ platformAccountNumber: string; accountId: number; claimed: Set<string> }> {
   // Bounded: a free number is all but certain on the first draw; ten taken in a row means something is wrong.
   for (let attempt = 0; attempt < 10; attempt++) {
-    const platformAccountNumber = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
+    const platformAccountNumber = drawPlatformNumber();
     const inserted = await creation.insertAccountWithMeterPoints(
       tx,
       { processId, platformAccountNumber, supplierCode, now },

@@ -1,68 +1,40 @@
-// The account-creation process's status as the jobs, the v2 schedule and operators move it (the creation's
-// own statements are in account-import.repository.ts). Every transition records an event.
+// The account-creation process's status as the v2 schedule and operators move it, through the
+// lifecycle's transition table (process-lifecycle.ts), and the schedule a request made, read back.
 import type { Sql } from '../platform/db';
-import type { ValidationError } from '../platform/errors';
-import { recordEvent } from './account-import.repository';
-import { markRefused } from './create-account.repository';
-
-const CREATION_EVENTS = {
-  scheduled: 'EVENT_ACCOUNT_IMPORT_PROCESS_SCHEDULED',
-  errored: 'EVENT_ACCOUNT_IMPORT_PROCESS_ERRORED',
-  dryRunErrored: 'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_ERRORED',
-  cancelled: 'EVENT_ACCOUNT_IMPORT_PROCESS_CANCELLED',
-} as const;
-
-/** A creation refused before it began (window passed, a card of another organisation): ERRORED with the reason. */
-export async function markRefusedBeforeCreation(
-  tx: Sql,
-  processId: number,
-  dryRun: boolean,
-  err: ValidationError,
-  now: Date,
-): Promise<void> {
-  const first = err.errors[0];
-  const latest = { code: first?.code ?? err.code, detail: first?.detail ?? err.message, domain: 'import_process' };
-  await markRefused(tx, processId, dryRun, latest, now);
-  await recordEvent(tx, processId, dryRun ? CREATION_EVENTS.dryRunErrored : CREATION_EVENTS.errored, now, latest);
-}
+import { insertProcess } from './account-import.repository';
+import { TRANSITIONS, transition } from './process-lifecycle';
 
 /**
- * A v2 schedule: PENDING with its window and dry-run flag, and the event that names the request that
- * follows it, in one statement (atomic on its own).
+ * A v2 schedule: PENDING with its window, dry-run flag and request (the process's current schedule,
+ * replacing any earlier one), and the event that names the request, in one statement. False when the
+ * table refuses (the account exists, or a creation job holds the process).
  */
 export async function markScheduled(
   db: Sql,
   process: { supplierCode: string; externalAccountNumber: string },
-  schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date; resultId: string },
+  schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date; resultId: string; payload?: string },
   now: Date,
-): Promise<void> {
+): Promise<boolean> {
   const data = {
     request_id: schedule.resultId,
     is_dry_run: schedule.dryRun,
     schedule_window_start: schedule.windowStart.toISOString(),
     schedule_window_end: schedule.windowEnd.toISOString(),
   };
-  await db.query(
-    `WITH scheduled AS (
-       UPDATE account_import_processes
-          SET status = 'PENDING', is_dry_run = $3, schedule_window_start = $4, schedule_window_end = $5,
-              latest_error = NULL, modified_at = $6
-        WHERE supplier_code = $1 AND external_account_number = $2
-       RETURNING id
-     )
-     INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
-     SELECT id, $7, $6, $8::jsonb FROM scheduled`,
-    [
-      process.supplierCode,
-      process.externalAccountNumber,
-      schedule.dryRun,
-      schedule.windowStart,
-      schedule.windowEnd,
-      now,
-      CREATION_EVENTS.scheduled,
-      JSON.stringify(data),
-    ],
-  );
+  const moved = await transition(db, {
+    process,
+    event: 'schedule',
+    now,
+    data,
+    set: {
+      isDryRun: schedule.dryRun,
+      windowStart: schedule.windowStart,
+      windowEnd: schedule.windowEnd,
+      scheduledRequestId: schedule.resultId,
+      ...(schedule.payload === undefined ? {} : { payload: schedule.payload }),
+    },
+  });
+  return moved !== undefined;
 }
 
 /** The window and dry-run flag a v2 schedule (its request id) gave the process, from its SCHEDULED event. */
@@ -80,7 +52,7 @@ export async function findSchedule(
       WHERE p.supplier_code = $1 AND p.external_account_number = $2
         AND e.event = $3 AND e.data->>'request_id' = $4
       ORDER BY e.id LIMIT 1`,
-    [supplierCode, externalAccountNumber, CREATION_EVENTS.scheduled, resultId],
+    [supplierCode, externalAccountNumber, TRANSITIONS.schedule.name, resultId],
   );
   const data = rows[0]?.data;
   if (!data) return undefined;
@@ -101,13 +73,51 @@ export async function cancelPending(
   externalAccountNumber: string,
   now: Date,
 ): Promise<boolean> {
-  const { rows } = await db.query<{ id: number }>(
-    `UPDATE account_import_processes SET status = 'CANCELLED', modified_at = $3
-      WHERE supplier_code = $1 AND external_account_number = $2 AND status = 'PENDING'
-      RETURNING id`,
-    [supplierCode, externalAccountNumber, now],
+  const moved = await transition(db, { process: { supplierCode, externalAccountNumber }, event: 'cancel', now });
+  return moved !== undefined;
+}
+
+/**
+ * Before a schedule: the process, created with the payload when new (its CREATED event), and what
+ * decides the schedule: its status, current schedule, account, and whether its staged payload is
+ * `payload` (null: only read; `compareWith` is compared then).
+ */
+export async function prepareSchedule(
+  db: Sql,
+  names: { supplierCode: string; externalAccountNumber: string },
+  payload: string | null,
+  now: Date,
+  compareWith: string | null = payload,
+): Promise<{
+  status: string;
+  scheduledRequestId: string | null;
+  platformAccountNumber: string | null;
+  samePayload: boolean;
+  /** Whether the current schedule's request is pending or answered below 500 (its job exists or ran). */
+  scheduleLive: boolean;
+}> {
+  if (payload !== null) await insertProcess(db, names.supplierCode, names.externalAccountNumber, payload, now);
+  const { rows } = await db.query<{
+    status: string;
+    scheduled_request_id: string | null;
+    platform_account_number: string | null;
+    same: boolean;
+    live: boolean;
+  }>(
+    `SELECT p.status::text AS status, p.scheduled_request_id, a.platform_account_number,
+            COALESCE(p.payload = $3::jsonb, false) AS same,
+            COALESCE(r.http_status IS NULL OR r.http_status < 500, false) AS live
+       FROM account_import_processes p LEFT JOIN accounts a ON a.process_id = p.id
+       LEFT JOIN request_results r ON r.id::text = p.scheduled_request_id
+      WHERE p.supplier_code = $1 AND p.external_account_number = $2`,
+    [names.supplierCode, names.externalAccountNumber, compareWith],
   );
-  if (!rows[0]) return false;
-  await recordEvent(db, rows[0].id, CREATION_EVENTS.cancelled, now, null);
-  return true;
+  const r = rows[0]!;
+  return {
+    status: r.status,
+    scheduledRequestId: r.scheduled_request_id,
+    platformAccountNumber: r.platform_account_number,
+    samePayload: r.same,
+    scheduleLive: r.live,
+  };
 }

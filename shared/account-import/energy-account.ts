@@ -1,6 +1,7 @@
 // The account schema a migration's account is validated with: the field shapes of
 // account-import.schemas.ts, then the cross-checks of the contract's validators that need no database
 // (they run only once every field passed), and what the creation reads off a validated account.
+import Decimal from 'decimal.js';
 import { z } from 'zod';
 import {
   AccountShape,
@@ -131,6 +132,21 @@ function checkLedger(a: EnergyAccount, add: Add): void {
     });
   walk(l.historical, 'historical_statement_transactions');
   walk(l.current, 'current_statement_transactions');
+  checkLedgerBalances(a, add);
+}
+
+/** The contract's "sum of ledger balances equals the transfer balance", when both are given. */
+function checkLedgerBalances(a: EnergyAccount, add: Add): void {
+  const balances = (a.ledgers ?? []).map((l) => l.ledger_balance);
+  if (a.transfer_balance == null || balances.length === 0 || balances.some((b) => b == null)) return;
+  const sum = balances.reduce<Decimal>((total, b) => total.plus(new Decimal(String(b))), new Decimal(0));
+  if (!sum.eq(new Decimal(String(a.transfer_balance)))) {
+    add(
+      'ledger_balances_not_equal_to_transfer_balance',
+      `The ledgers' ledger_balance add up to ${sum.toFixed(2)}, not transfer_balance ${String(a.transfer_balance)}.`,
+      ['transfer_balance'],
+    );
+  }
 }
 
 const addressKey = (s: SupplyAddressT) =>
@@ -293,11 +309,12 @@ export function meterPointsOf(
 }
 
 /** Every agreement's tariff code with where it sits. */
-export function tariffCodesOf(a: EnergyAccount): { code: string; path: (string | number)[] }[] {
+export function tariffCodesOf(a: EnergyAccount): { code: string; supplyType: string; path: (string | number)[] }[] {
   return (a.supply_addresses ?? []).flatMap((s, i) =>
     s.meter_points.flatMap((mp, j) =>
       (mp.agreements ?? []).map((g, k) => ({
         code: g.tariff_code,
+        supplyType: mp.supply_type,
         path: ['supply_addresses', i, 'meter_points', j, 'agreements', k, 'tariff_code'],
       })),
     ),

@@ -2,7 +2,6 @@
 // read as a stream, applied in chunks that each commit on their own, set-based within a chunk. A
 // re-run after an interruption finds the committed chunks' accounts unchanged and skips them, so it
 // continues where the last run stopped; the same rules as one account apply (upsertAccount).
-import { randomBytes } from 'node:crypto';
 import { asSql, type Database, type DbClient } from '../platform/db';
 import { ValidationError, type FieldError } from '../platform/errors';
 import { issueToFieldError } from '../platform/validation';
@@ -11,11 +10,11 @@ import { upsertAccount } from './accounts.use-cases';
 import { AccountSpec, IMPORT_ONLY_FIELDS, type AccountSpecT } from './apply.schemas';
 import { lineError, readRecords, type FileRecord } from './record-file';
 import { checkSupplierReferences } from './suppliers.use-cases';
+import { ADMIN_STATES, freePlatformNumbers } from '../account-import/process-lifecycle';
 
 const DEFAULT_CHUNK = 2_000;
 /** A chunk that fails names at most this many of its bad lines. */
 const MAX_REPORTED_ERRORS = 20;
-const STATE = { staged: 'STAGED', in_progress: 'IN_PROGRESS', imported: 'IMPORTED', failed: 'FAILED' } as const;
 
 export interface AccountFileReport {
   file: string;
@@ -160,7 +159,7 @@ async function applyItems(tx: DbClient, items: Item[]): Promise<Counts> {
     [...restate, ...create].map(({ a }) => ({
       s: a.import_supplier,
       e: a.external_account_number,
-      state: STATE[a.state],
+      ...ADMIN_STATES[a.state],
     })),
   );
   await createAccounts(tx, create, ids);
@@ -211,7 +210,7 @@ function decide(
     if (a[field] !== undefined)
       throw lineError(line, 'only_for_imported_accounts', `${field} is only allowed with state "imported".`, field);
   }
-  return found?.state === STATE[a.state] ? 'unchanged' : 'restate';
+  return found?.state === ADMIN_STATES[a.state].state ? 'unchanged' : 'restate';
 }
 
 async function createAccounts(tx: DbClient, create: Item[], ids: Map<string, number>): Promise<void> {
@@ -233,7 +232,7 @@ async function createAccounts(tx: DbClient, create: Item[], ids: Map<string, num
     }
     used.add(a.platform_account_number!);
   }
-  const generated = await freeNumbers(tx, create.length - given.length, used);
+  const generated = await freePlatformNumbers(asSql(tx), create.length - given.length, used);
   const now = new Date();
   await bulk.insertAccounts(
     sql,
@@ -248,29 +247,6 @@ async function createAccounts(tx: DbClient, create: Item[], ids: Map<string, num
       };
     }),
   );
-}
-
-/**
- * `count` unused platform account numbers (`A-` + 8 hex digits, as one account gets them): drawn at
- * random, checked against the table in one query per round; collisions are redrawn.
- */
-async function freeNumbers(tx: DbClient, count: number, used: Set<string>): Promise<string[]> {
-  const free: string[] = [];
-  for (let round = 0; free.length < count; round++) {
-    if (round > 100) throw new Error('Could not draw free platform account numbers.');
-    const candidates = new Set<string>();
-    while (candidates.size < count - free.length) {
-      const n = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
-      if (!used.has(n)) candidates.add(n);
-    }
-    const taken = await bulk.takenPlatformAccountNumbers(asSql(tx), [...candidates]);
-    for (const n of candidates) {
-      if (taken.has(n)) continue;
-      free.push(n);
-      used.add(n);
-    }
-  }
-  return free;
 }
 
 async function atLine<T>(line: number, step: () => Promise<T>): Promise<T> {

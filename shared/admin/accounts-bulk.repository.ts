@@ -63,13 +63,15 @@ export async function lockExistingAccounts(
 /** Inserts or re-states processes; returns their ids by key. */
 export async function upsertProcesses(
   db: Sql,
-  rows: { s: string; e: string; state: string }[],
+  rows: { s: string; e: string; state: string; status: string }[],
 ): Promise<Map<string, number>> {
   if (rows.length === 0) return new Map();
   const { rows: saved } = await db.query<{ id: number; s: string; e: string }>(
-    `INSERT INTO account_import_processes (supplier_code, external_account_number, state)
-     SELECT r.s, r.e, r.state::"ImportState" FROM jsonb_to_recordset($1::jsonb) AS r(s text, e text, state text)
-         ON CONFLICT (supplier_code, external_account_number) DO UPDATE SET state = EXCLUDED.state
+    `INSERT INTO account_import_processes (supplier_code, external_account_number, state, status)
+     SELECT r.s, r.e, r.state::"ImportState", r.status::"ImportStatus"
+       FROM jsonb_to_recordset($1::jsonb) AS r(s text, e text, state text, status text)
+         ON CONFLICT (supplier_code, external_account_number)
+         DO UPDATE SET state = EXCLUDED.state, status = EXCLUDED.status
      RETURNING id, supplier_code AS s, external_account_number AS e`,
     [JSON.stringify(rows)],
   );

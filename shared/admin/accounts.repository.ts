@@ -1,6 +1,6 @@
 // Account import processes, accounts and statement periods as the platform team sets them up.
 import type { DbClient } from '../platform/db';
-import type { ImportState } from '../generated/prisma/client';
+import type { ImportState, ImportStatus } from '../generated/prisma/client';
 
 const ref = (supplierCode: string, externalAccountNumber: string) => ({
   supplierCode_externalAccountNumber: { supplierCode, externalAccountNumber },
@@ -51,12 +51,12 @@ export async function upsertProcess(
   db: DbClient,
   supplierCode: string,
   externalAccountNumber: string,
-  state: ImportState,
+  set: { state: ImportState; status: ImportStatus },
 ): Promise<number> {
   const row = await db.accountImportProcess.upsert({
     where: ref(supplierCode, externalAccountNumber),
-    create: { supplierCode, externalAccountNumber, state },
-    update: { state },
+    create: { supplierCode, externalAccountNumber, ...set },
+    update: set,
     select: { id: true },
   });
   return row.id;

@@ -1,8 +1,7 @@
 // Accounts as the platform team stages and imports them (the real migration's creation step is
 // outside the service). An imported account never goes back to an earlier state, and its platform
 // account number and creation time never change once set.
-import { randomBytes } from 'node:crypto';
-import type { Database, DbClient } from '../platform/db';
+import { asSql, type Database, type DbClient } from '../platform/db';
 import { NotFoundError, ValidationError } from '../platform/errors';
 import { formatDateTime } from '../platform/fields';
 import { parseOrThrow } from '../platform/validation';
@@ -11,8 +10,8 @@ import * as repo from './accounts.repository';
 import { AccountList, AccountPut, AccountRef } from './admin.schemas';
 import { IMPORT_ONLY_FIELDS, type AccountSpecT } from './apply.schemas';
 import { checkSupplierReferences } from './suppliers.use-cases';
+import { ADMIN_STATES, freePlatformNumbers } from '../account-import/process-lifecycle';
 
-const STATE = { staged: 'STAGED', in_progress: 'IN_PROGRESS', imported: 'IMPORTED', failed: 'FAILED' } as const;
 const stateName = (s: ImportState) => s.toLowerCase() as AccountSpecT['state'];
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const midnightUtc = (isoDate: string) => new Date(`${isoDate}T00:00:00Z`);
@@ -52,10 +51,10 @@ export async function upsertAccount(tx: DbClient, a: AccountSpecT): Promise<Acco
         );
       }
     }
-    await repo.upsertProcess(tx, a.import_supplier, a.external_account_number, STATE[a.state]);
+    await repo.upsertProcess(tx, a.import_supplier, a.external_account_number, ADMIN_STATES[a.state]);
     return { ...summary, platform_account_number: null };
   }
-  const processId = await repo.upsertProcess(tx, a.import_supplier, a.external_account_number, 'IMPORTED');
+  const processId = await repo.upsertProcess(tx, a.import_supplier, a.external_account_number, ADMIN_STATES.imported);
   const platformAccountNumber = existing?.account
     ? await reconcileAccount(tx, existing.account, a)
     : await createAccount(tx, processId, a);
@@ -126,14 +125,9 @@ async function moveOpenStatementPeriod(tx: DbClient, accountId: number, from: Da
   await repo.rollStatementPeriod(tx, open.id, accountId, from);
 }
 
-// 32 random bits: a collision is rare but certain over millions of accounts, so look before using.
-// Checked inside the caller's transaction; a concurrent insert of the same number fails on the
-// unique index rather than producing a duplicate.
+/** The one allocator of every creation path (process-lifecycle.ts), inside the caller's transaction. */
 async function freePlatformAccountNumber(tx: DbClient): Promise<string> {
-  for (;;) {
-    const candidate = `A-${randomBytes(4).toString('hex').toUpperCase()}`;
-    if (!(await repo.isPlatformAccountNumberTaken(tx, candidate))) return candidate;
-  }
+  return (await freePlatformNumbers(asSql(tx), 1))[0]!;
 }
 
 /** Stages, marks or imports one account (the apply rules for one account) and shows it. */

@@ -107,7 +107,12 @@ const RateSpec = z
   });
 
 const ProductSpec = z
-  .strictObject({ code: ProductCode, rates: z.array(RateSpec).max(MAX_RATES_PER_PRODUCT) })
+  .strictObject({
+    code: ProductCode,
+    // The meter points an agreement on this product may be on; left out, any.
+    supply_type: z.enum(['ELECTRICITY', 'GAS']).optional(),
+    rates: z.array(RateSpec).max(MAX_RATES_PER_PRODUCT),
+  })
   .superRefine((p, ctx) => {
     const overlap = findOverlappingRates(p.rates);
     if (overlap !== undefined) {

@@ -16,8 +16,14 @@ const day = (s: string) => new Date(`${s}T00:00:00Z`);
  * Creates the product if absent and makes `rates` its whole rate list. An unchanged list is left as it
  * is, so applying the same file twice rewrites nothing.
  */
-export async function replaceProduct(db: DbClient, code: string, rates: RateFields[]): Promise<void> {
-  await db.product.createMany({ data: [{ code }], skipDuplicates: true });
+export async function replaceProduct(
+  db: DbClient,
+  code: string,
+  rates: RateFields[],
+  supplyType: string | null = null,
+): Promise<void> {
+  await db.product.createMany({ data: [{ code, supplyType }], skipDuplicates: true });
+  await db.product.updateMany({ where: { code, NOT: { supplyType } }, data: { supplyType } });
   // Two applies of one product at once would both find the old list and both insert the new one.
   await db.$queryRaw`SELECT code FROM products WHERE code = ${code} FOR UPDATE`;
   const current = await db.productRate.findMany({

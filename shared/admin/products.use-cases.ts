@@ -15,5 +15,6 @@ export async function applyProduct(tx: DbClient, p: ProductSpecT): Promise<void>
       validFrom: r.valid_from,
       validTo: r.valid_to ?? null,
     })),
+    p.supply_type ?? null,
   );
 }

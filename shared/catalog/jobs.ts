@@ -3,6 +3,7 @@
 // (shared/requests/job-declaration.ts says what a declaration holds); adding one here is all it takes
 // for the worker to run it and for /readyz, /metrics and the queue board to show its queue.
 import { accountProcessJob, accountScheduleJob } from '../account-import/account-creation.job';
+import { releaseHoldsJob } from '../account-import/release-holds.job';
 import type { Config } from '../platform/config';
 import type { AnyQueuedRequestJob, ScheduledJob } from '../requests/job-declaration';
 import { answerLostJobsJob } from '../requests/answer-lost-jobs';
@@ -19,7 +20,7 @@ export const QUEUED_REQUEST_JOBS: readonly AnyQueuedRequestJob[] = [
 ];
 
 /** Jobs the service schedules for itself. */
-export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob, answerLostJobsJob];
+export const SCHEDULED_JOBS: readonly ScheduledJob[] = [purgeAnswersJob, answerLostJobsJob, releaseHoldsJob];
 
 /** The queues of the queued requests' jobs (what the API opens). */
 export const REQUEST_QUEUES = [...new Set(QUEUED_REQUEST_JOBS.map((j) => j.queue))];

@@ -8,7 +8,21 @@ export const StagedProcess = named(
   z.object({ external_account_number: z.string(), import_supplier_code: z.string() }),
 );
 
-const ImportError = z.object({ code: z.string(), detail: z.string(), domain: z.string() });
+const ImportError = z.object({
+  code: z.string(),
+  detail: z.string(),
+  attr: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('Where in the account the first fault is (`payment_instructions.0.reference`).'),
+  request_id: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('The request whose answer lists every fault (GET requests/<id>/).'),
+  domain: z.string(),
+});
 
 export const ImportStatusResponse = named(
   'ImportStatusResponse',
@@ -47,8 +61,8 @@ export const ProcessedAccount = named(
   'ProcessAccountImportProcessCreation',
   z.object({
     external_account_number: z.string(),
-    platform_account_number: z.string(),
-    dry_run: z.literal(true).optional().describe('Present on a dry run: the account was not kept.'),
+    platform_account_number: z.string().optional().describe('Absent on a dry run: creation would draw its own.'),
+    dry_run: z.literal(true).optional().describe('Present on a dry run: nothing was kept.'),
   }),
 );
 

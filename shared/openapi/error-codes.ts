@@ -152,6 +152,9 @@ const accountFieldCodes: Record<string, string> = {
   gaps_or_overlaps_in_agreement_dates: "A meter point's agreements overlap.",
   start_date_later_than_end_date: 'A period (agreement, supply, payment schedule, statement) ends before it starts.',
   tariff_code_not_found: "An agreement's `tariff_code` is not in the product catalogue.",
+  tariff_type_does_not_match_meter_point_type:
+    "An agreement's product supplies the other fuel (its `supply_type`) than its meter point.",
+  ledger_balances_not_equal_to_transfer_balance: "The ledgers' `ledger_balance` do not add up to `transfer_balance`.",
   supply_point_already_on_live_account:
     'Another live account of the same import supplier already supplies this meter point.',
   metadata_has_duplicate_keys: 'A metadata key appears twice.',
@@ -348,6 +351,11 @@ export const ERRORS = {
             'The account was already created: the body carries its `platform_account_number`; nothing was staged.',
         },
         404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+        409: {
+          account_import_process_in_progress:
+            'A creation job holds the account; nothing was staged. Follow its status.',
+        },
+        413: { account_too_large: 'More than 5,000 readings, transactions, notes and statements in one account.' },
       },
       jsonBody,
       authenticated,
@@ -364,14 +372,17 @@ export const ERRORS = {
           account_import_process_already_imported:
             'The account was already created: the body carries its `platform_account_number`.',
           account_import_process_cancelled: 'An operator cancelled the creation; nothing was created.',
+          import_process_does_not_exist: 'Nothing is staged for this supplier and external account number.',
           payment_method_customer_of_another_organisation:
             "A STRIPE instruction's Stripe customer is bound to another organisation; reported at the instruction's `reference`.",
           stripe_customer_not_recorded:
             'The service requires a recorded Stripe customer (STRIPE_REQUIRE_RECORDED_CUSTOMER) and a new account has none.',
         },
-        404: {
-          import_supplier_not_found: 'No import supplier with this code visible to the caller.',
-          account_not_found: 'Nothing is staged for this supplier and external account number.',
+        404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+        409: { account_import_process_in_progress: 'Another creation job holds the account. Follow its status.' },
+        429: {
+          too_many_concurrent_creations:
+            'The organisation has 64 process calls waiting for their accounts. Retry after `Retry-After`.',
         },
         500: {
           temporary_failure:
@@ -395,6 +406,15 @@ export const ERRORS = {
             'The account was already created: the body carries its `platform_account_number`; nothing was scheduled.',
         },
         404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+        409: {
+          account_import_process_in_progress:
+            'A creation job holds the account and this schedule carries other data; nothing was scheduled.',
+        },
+        413: { account_too_large: 'More than 5,000 readings, transactions, notes and statements in one account.' },
+        429: {
+          too_many_scheduled_creations:
+            'The organisation has 2,000 schedules not yet answered. Retry after `Retry-After`.',
+        },
       },
       jsonBody,
       authenticated,
@@ -405,6 +425,11 @@ export const ERRORS = {
       invalid_schedule_window: 'The schedule window ends before it starts, or has already ended.',
       schedule_window_passed:
         'Not an answer of this request: the `latest_error` of a scheduled creation whose window ended before a worker started it (the v2 status endpoint).',
+      schedule_window_start_in_past: '`task_params.schedule_window_start` is more than a minute in the past.',
+      creation_interrupted:
+        'Not an answer of this request: the `latest_error` of a creation whose worker stopped before it finished; nothing was created.',
+      account_import_process_rescheduled:
+        'Not an answer of this request: the answer of an earlier schedule (GET requests/<id>/) that a later one replaced.',
     },
   },
   transferStatus: {
@@ -427,8 +452,13 @@ export const ERRORS = {
   validateAccount: {
     statuses: merge(
       {
-        400: { invalid_input: 'The account failed validation; see `errors`.' },
+        400: {
+          invalid_input: 'The account failed validation; see `errors`.',
+          account_import_process_already_imported:
+            'The account is already imported: the body carries its `platform_account_number`.',
+        },
         404: { import_supplier_not_found: 'No import supplier with this code visible to the caller.' },
+        413: { account_too_large: 'More than 5,000 readings, transactions, notes and statements in one account.' },
       },
       jsonBody,
       authenticated,

@@ -68,15 +68,20 @@ export async function bindCustomer(
 /**
  * The binding rule for a card's Stripe customer, for every writer of STRIPE instructions (this endpoint
  * and account creation): binds `customer` to the organisation, or returns the refusal at `attr` when
- * another organisation holds it.
+ * another organisation holds it. A dry run only `check`s: it reads the binding and leaves it unmade.
  */
 export async function bindStripeCustomer(
   tx: Sql,
   customer: string,
   organisationId: number,
   attr: string,
+  mode: 'bind' | 'check' = 'bind',
 ): Promise<ValidationError | undefined> {
-  if ((await repo.bindStripeCustomer(tx, customer, organisationId)) === organisationId) return undefined;
+  const owner =
+    mode === 'bind'
+      ? await repo.bindStripeCustomer(tx, customer, organisationId)
+      : ((await repo.findStripeCustomerOwner(tx, customer)) ?? organisationId);
+  if (owner === organisationId) return undefined;
   return ValidationError.single(
     attr,
     'payment_method_customer_of_another_organisation',

@@ -53,6 +53,15 @@ export async function bindStripeCustomer(db: Sql, customerId: string, organisati
   return rows[0].organisation_id;
 }
 
+/** The organisation a Stripe customer is bound to, without binding it (a dry run). */
+export async function findStripeCustomerOwner(db: Sql, customerId: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ organisation_id: number }>(
+    'SELECT organisation_id FROM stripe_customer_bindings WHERE customer_id = $1',
+    [customerId],
+  );
+  return rows[0]?.organisation_id;
+}
+
 /** The account's active instructions plus the one with this vendor and reference, active or not. */
 export async function findRelevantInstructions(
   db: Sql,

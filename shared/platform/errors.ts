@@ -123,7 +123,12 @@ export const supplierNotFound = (): NotFoundError =>
 export class OverloadError extends AppError {
   constructor(
     status: 429 | 503,
-    code: 'too_many_concurrent_requests' | 'server_busy' | 'database_busy',
+    code:
+      | 'too_many_concurrent_requests'
+      | 'server_busy'
+      | 'database_busy'
+      | 'too_many_scheduled_creations'
+      | 'too_many_concurrent_creations',
     detail: string,
     readonly retryAfterSeconds: number,
   ) {

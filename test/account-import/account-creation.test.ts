@@ -115,14 +115,14 @@ describe('account creation through the queue', () => {
     expect(await accountsOf(tenant.supplier, number)).toHaveLength(1);
   });
 
-  it('v1: a process call for nothing staged is 404 and queues nothing; bad bodies are 400', async () => {
+  it('v1: a process call for nothing staged is 400 import_process_does_not_exist and queues nothing; bad bodies are 400', async () => {
     const tenant = await createTenant(app);
     const missing = await process(app, tenant, {
       import_supplier_code: tenant.supplier,
       external_account_number: external(),
     });
-    expect(missing.status).toBe(404);
-    expect(missing.body.code).toBe('account_not_found');
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('import_process_does_not_exist');
     const bad = await process(app, tenant, { import_supplier_code: tenant.supplier, surprise: 1 });
     expect(bad.status).toBe(400);
   });
@@ -141,7 +141,7 @@ describe('account creation through the queue', () => {
     expect(await accountsOf(tenant.supplier, number)).toEqual([{ platform_account_number: final.platform_identifier }]);
   });
 
-  it('v2: a dry run does everything and keeps no account', async () => {
+  it('v2: a dry run does everything, answers on its request, and keeps nothing (no account, no process)', async () => {
     const tenant = await createTenant(app);
     const number = external();
 
@@ -151,8 +151,16 @@ describe('account creation through the queue', () => {
     });
 
     expect(res.status).toBe(201);
-    expect(await finalStatus(app, tenant, number)).toMatchObject({ status: 'DRY_RUN_SUCCEEDED' });
+    const answer = await until('the dry run answered', async () => {
+      const r = await request(app.baseUrl, 'GET', `/v1/data-import/requests/${res.body.request_id as string}/`, {
+        token: tenant.token,
+      });
+      return r.status === 503 ? undefined : r;
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({ external_account_number: number, dry_run: true });
     expect(await accountsOf(tenant.supplier, number)).toEqual([]);
+    expect((await importStatus(app, tenant, tenant.supplier, number)).status).toBe(404);
   });
 
   it('v2: a window ending more than 4 days ahead is refused and nothing is staged', async () => {

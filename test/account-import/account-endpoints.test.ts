@@ -104,8 +104,10 @@ describe('account validation and staging endpoints', () => {
         ]);
         // The same meter point on another supplier's account is no conflict.
         expect((await validateAccount(app, other, account(other.supplier, external()))).status).toBe(200);
-        // Nor on the holder's own account.
-        expect((await validateAccount(app, tenant, account(tenant.supplier, holder))).status).toBe(200);
+        // Nor on the holder's own account, which is imported already: that is the answer, not a conflict.
+        const own = await validateAccount(app, tenant, account(tenant.supplier, holder));
+        expect(own.status).toBe(400);
+        expect(own.body.code).toBe('account_import_process_already_imported');
       } finally {
         await app.db.pool.query('DELETE FROM meter_points WHERE supplier_code = $1', [tenant.supplier]);
       }

@@ -153,7 +153,7 @@ describe('createAccount', () => {
     expect(await count('meter_points', two.tenant.supplier, two.number)).toBe(2);
   });
 
-  it('keeps nothing on a dry run but its status and event, and creates afterwards', async () => {
+  it('keeps nothing on a dry run, not even a status or an event on the process, and creates afterwards', async () => {
     const { tenant, number } = await staged();
     const dry = await create(input(tenant, number, { dryRun: true }));
     expect(dry).toMatchObject({ outcome: 'dry_run_succeeded', external_account_number: number });
@@ -166,11 +166,11 @@ describe('createAccount', () => {
     expect(rows[0]).toEqual({ points: 0, orphans: 0 });
     expect(await processOf(tenant.supplier, number)).toEqual({
       state: 'STAGED',
-      status: 'DRY_RUN_SUCCEEDED',
+      status: 'PENDING',
       latest_error: null,
     });
     expect((await importStatus(app, tenant, tenant.supplier, number)).body.latest_event.event).toBe(
-      'EVENT_ACCOUNT_IMPORT_PROCESS_DRY_RUN_SUCCEEDED',
+      'EVENT_ACCOUNT_IMPORT_PROCESS_CREATED',
     );
     expect((await create(input(tenant, number))).outcome).toBe('created');
   });
@@ -256,13 +256,14 @@ describe('createAccount', () => {
     expect(await accountsOf(tenant.supplier, number)).toEqual([]);
     // The job's part: mark it started (which answers the staged STRIPE instructions), verify them, pass
     // what the vendor said.
-    const toVerify = (await markCreationStarted(app.db.pool, input(tenant, number), NOW))!.stripeInstructions;
+    const job = input(tenant, number);
+    const toVerify = (await markCreationStarted(app.db.pool, job, NOW))!.stripeInstructions;
     expect(toVerify).toEqual([{ index: 1, type: 'CARD', reference: 'pm_abc' }]);
     const verified: VerifiedInstruction[] = toVerify.map(({ index }) => ({
       index,
       vendorDetails: { customer: 'cus_1' },
     }));
-    const outcome = await create(input(tenant, number, { verifiedInstructions: verified }));
+    const outcome = await create({ ...job, verifiedInstructions: verified });
     expect(outcome.outcome).toBe('created');
     const { rows } = await app.db.pool.query(
       `SELECT vendor, reference, is_active, vendor_details FROM payment_instructions pi
@@ -284,24 +285,26 @@ describe('createAccount', () => {
           token: tenant.token,
         })
       ).body.status as string;
-    expect(await markCreationStarted(app.db.pool, input(tenant, number), NOW)).toEqual({ stripeInstructions: [] });
+    const job = input(tenant, number);
+    expect(await markCreationStarted(app.db.pool, job, NOW)).toEqual({ stripeInstructions: [] });
     expect(await v1Status()).toBe('IN_PROGRESS');
     expect((await importStatus(app, tenant, tenant.supplier, number)).body).toMatchObject({
       status: 'IN_PROGRESS',
       latest_event: { event: 'EVENT_ACCOUNT_IMPORT_PROCESS_STARTED' },
     });
-    // Staging again meanwhile keeps the running status.
-    await stageAccount(app, tenant, account(tenant.supplier, number));
+    // Staging again meanwhile is refused (409) and keeps the running status; another job cannot take it.
+    expect((await stageAccount(app, tenant, account(tenant.supplier, number))).status).toBe(409);
     expect(await v1Status()).toBe('IN_PROGRESS');
-    expect((await create(input(tenant, number))).outcome).toBe('created');
+    expect(await markCreationStarted(app.db.pool, input(tenant, number), NOW)).toBeUndefined();
+    expect((await create(job)).outcome).toBe('created');
     expect(await v1Status()).toBe('COMPLETED');
     // Once created, nothing more starts.
     expect(await markCreationStarted(app.db.pool, input(tenant, number), NOW)).toBeUndefined();
   });
 
-  it('answers 404 for a process with nothing staged', async () => {
+  it('answers 400 import_process_does_not_exist for a process with nothing staged', async () => {
     const tenant = await createTenant(app);
     const outcome = await create(input(tenant, 'never-staged'));
-    expect((outcome as { error: { code: string } }).error.code).toBe('account_not_found');
+    expect((outcome as { error: { code: string } }).error.code).toBe('import_process_does_not_exist');
   });
 });

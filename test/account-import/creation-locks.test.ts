@@ -4,6 +4,7 @@
 // endpoint works on an account the moment its creation answered.
 import type { PoolClient } from 'pg';
 import { accountProcessJob, type AccountCreation } from '../../shared/account-import/account-creation.job';
+import { markCreationStarted } from '../../shared/account-import/create-account';
 import { inTransaction } from '../../shared/platform/db';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
@@ -23,9 +24,16 @@ describe('account creation: locks, numbers, and the account at once', () => {
     expect((await stageAccount(app, tenant, account(tenant.supplier, number))).status).toBe(201);
     return { tenant, number };
   }
-  const prepared = (s: { tenant: Tenant; number: string }) => ({
+  /** A job that has taken its process (the lifecycle's start), as the job's prepare step leaves it. */
+  const prepared = async (s: { tenant: Tenant; number: string }) => {
+    const resultId = `req-${uniqueSuffix()}`;
+    const names = { supplierCode: s.tenant.supplier, externalAccountNumber: s.number, resultId };
+    expect(await markCreationStarted(app.db.pool, names, new Date())).toBeDefined();
+    return job(s, resultId);
+  };
+  const job = (s: { tenant: Tenant; number: string }, resultId: string) => ({
     request: {
-      resultId: `req-${uniqueSuffix()}`,
+      resultId,
       organisationId: 0,
       accountId: null,
       payload: {
@@ -35,15 +43,17 @@ describe('account creation: locks, numbers, and the account at once', () => {
       } satisfies AccountCreation,
       job: {} as never,
     },
-    prepared: { documentBucket: 'docs', verifiedInstructions: [] },
+    prepared: { documentBucket: 'docs', verifiedInstructions: [], held: true },
   });
   /** The job kind's commit in a transaction of its own (a short statement timeout: a wait fails the test, not the run). */
-  const commit = (items: ReturnType<typeof prepared>[], wait: boolean) =>
+  const commit = (items: ReturnType<typeof job>[], wait: boolean) =>
     inTransaction(app.db, (tx) => accountProcessJob.commit(tx, items, { wait }), 10_000);
 
   it('a group of several does not wait for a process another transaction holds; alone, each creates', async () => {
     const held = await staged();
     const free = await staged();
+    const heldJob = await prepared(held);
+    const freeJob = await prepared(free);
     const holder: PoolClient = await app.db.pool.connect();
     try {
       await holder.query('BEGIN');
@@ -52,18 +62,18 @@ describe('account creation: locks, numbers, and the account at once', () => {
         [held.tenant.supplier, held.number],
       );
 
-      await expect(commit([prepared(held), prepared(free)], false)).rejects.toMatchObject({
+      await expect(commit([heldJob, freeJob], false)).rejects.toMatchObject({
         code: '55P03',
         message: expect.stringMatching(/could not obtain lock/),
       });
       // The other account of that group, alone, is not held up by the held one.
-      const [alone] = await commit([prepared(free)], true);
+      const [alone] = await commit([freeJob], true);
       expect(alone).toMatchObject({ status: 201 });
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
     }
-    const [after] = await commit([prepared(held)], true);
+    const [after] = await commit([heldJob], true);
     expect(after).toMatchObject({ status: 201 });
   });
 

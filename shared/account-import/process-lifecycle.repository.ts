@@ -1,0 +1,117 @@
+// The statements of process-lifecycle.ts: the one guarded UPDATE that moves a process (with its event
+// in the same statement), the sweep's look-up of holds, and the platform-number look-up. Plain SQL on pg.
+import type { Sql } from '../platform/db';
+
+/** Columns a move may set besides the status (only these: the names are not input). */
+export interface ExtraColumns {
+  payload?: string;
+  isDryRun?: boolean;
+  windowStart?: Date;
+  windowEnd?: Date;
+  scheduledRequestId?: string;
+  operationsTeamName?: string | null;
+}
+
+export interface Move {
+  process: { id: number } | { supplierCode: string; externalAccountNumber: string };
+  from: readonly string[];
+  to: string;
+  state: string;
+  eventName: string;
+  now: Date;
+  data: Record<string, unknown> | null;
+  latestError: unknown;
+  /** start: the hold taken (null otherwise: a move out of IN_PROGRESS ends the hold). */
+  holder: string | null;
+  /** When set, a process IN_PROGRESS moves only if this request holds it. */
+  mustHold: string | undefined;
+  /** When set, the process's current schedule must be this request. */
+  schedule: string | undefined;
+  /** The process must have no account (every move but cancel, which PENDING implies anyway). */
+  noAccount: boolean;
+  set: ExtraColumns;
+}
+
+/** The guarded UPDATE and its event, in one statement; answers the process's id when it moved. */
+export async function move(db: Sql, m: Move): Promise<number | undefined> {
+  const p = m.process;
+  const byId = 'id' in p;
+  const key = 'id' in p ? [p.id, null] : [p.supplierCode, p.externalAccountNumber];
+  const s = m.set;
+  const { rows } = await db.query<{ id: number }>(
+    `WITH moved AS (
+       UPDATE account_import_processes p
+          SET status = $3::text::"ImportStatus", state = $4::text::"ImportState", modified_at = $5::timestamptz,
+              latest_error = $6::jsonb,
+              held_by = $7, held_at = CASE WHEN $7::text IS NULL THEN NULL ELSE $5::timestamptz END,
+              payload = COALESCE($12::jsonb, p.payload),
+              is_dry_run = COALESCE($13::boolean, CASE WHEN $3::text = 'PROCESSED' THEN false ELSE p.is_dry_run END),
+              schedule_window_start = COALESCE($14::timestamptz, p.schedule_window_start),
+              schedule_window_end = COALESCE($15::timestamptz, p.schedule_window_end),
+              scheduled_request_id = COALESCE($16, p.scheduled_request_id),
+              operations_team_name = CASE WHEN $17::boolean THEN $18::text ELSE p.operations_team_name END,
+              staged_at = CASE WHEN $12::jsonb IS NULL THEN p.staged_at ELSE $5::timestamptz END
+        WHERE ${byId ? 'p.id = $1::int AND $2::text IS NULL' : 'p.supplier_code = $1::text AND p.external_account_number = $2'}
+          AND p.status::text = ANY($8::text[])
+          AND ($9::text IS NULL OR p.status <> 'IN_PROGRESS' OR p.held_by = $9)
+          AND ($10::text IS NULL OR p.scheduled_request_id = $10)
+          AND (NOT $11 OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id))
+       RETURNING p.id
+     )
+     INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
+     SELECT id, $19, $5::timestamptz, $20::jsonb FROM moved
+     RETURNING process_id AS id`,
+    [
+      key[0],
+      key[1],
+      m.to,
+      m.state,
+      m.now,
+      m.latestError === null ? null : JSON.stringify(m.latestError),
+      m.holder,
+      [...m.from],
+      m.mustHold ?? null,
+      m.schedule ?? null,
+      m.noAccount,
+      s.payload ?? null,
+      s.isDryRun ?? null,
+      s.windowStart ?? null,
+      s.windowEnd ?? null,
+      s.scheduledRequestId ?? null,
+      s.operationsTeamName !== undefined,
+      s.operationsTeamName ?? null,
+      m.eventName,
+      m.data === null ? null : JSON.stringify(m.data),
+    ],
+  );
+  return rows[0]?.id;
+}
+
+/** IN_PROGRESS processes held since before `before`, with their hold and whether its request is answered. */
+export async function findOldHolds(
+  db: Sql,
+  before: Date,
+  limit: number,
+): Promise<{ id: number; heldBy: string; answered: boolean }[]> {
+  const { rows } = await db.query<{ id: number; held_by: string; answered: boolean }>(
+    `SELECT p.id, p.held_by, COALESCE(r.http_status IS NOT NULL, true) AS answered
+       FROM account_import_processes p
+       LEFT JOIN request_results r ON r.id::text = p.held_by
+      WHERE p.status = 'IN_PROGRESS' AND p.held_by IS NOT NULL AND p.held_at < $1
+        AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id)
+      ORDER BY p.held_at
+      LIMIT $2`,
+    [before, limit],
+  );
+  return rows.map((r) => ({ id: r.id, heldBy: r.held_by, answered: r.answered }));
+}
+
+/** Which of `numbers` an account has already. */
+export async function takenPlatformNumbers(db: Sql, numbers: string[]): Promise<Set<string>> {
+  if (numbers.length === 0) return new Set();
+  const { rows } = await db.query<{ n: string }>(
+    'SELECT platform_account_number AS n FROM accounts WHERE platform_account_number = ANY($1::text[])',
+    [numbers],
+  );
+  return new Set(rows.map((r) => r.n));
+}
