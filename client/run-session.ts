@@ -41,7 +41,7 @@ export async function executePass(journal: RunJournal, s: ReturnType<typeof pass
   const mode: ProgressMode = s.json ? 'json' : process.stderr.isTTY ? 'bar' : 'lines';
   let earlierFailed = 0;
   for await (const _ of readRecords(path.join(journal.dir, 'failed.ndjson'))) earlierFailed++;
-  const progress = new ProgressReporter(mode, s.progressEveryMs, journal.finals.size, earlierFailed);
+  const progress = new ProgressReporter(mode, s.progressEveryMs, { already: journal.finals.size, earlierFailed });
   const stop = new AbortController();
   const onSignal = () => {
     if (stop.signal.aborted) process.exit(EXIT.interrupted);
