@@ -39,8 +39,8 @@ export class PackWriter {
       'platform_account_number',
       'status',
       'account_created',
-      'failed_lines',
-      'failure_codes',
+      'outstanding_failed_lines',
+      'outstanding_failure_codes',
       'payment_instruction',
       ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
     ];
@@ -103,7 +103,9 @@ export class PackWriter {
         found: t.found.toFixed(),
         difference: t.found.minus(t.expected).toFixed(),
       })),
-      failures: this.runs.failures,
+      outstanding: this.runs.outstanding,
+      resolved: this.runs.resolved,
+      dryRun: this.runs.dryRun,
       neverCreated: neverCreated.slice(0, 1000),
       neverCreatedCount: neverCreated.length,
       ownership: {
