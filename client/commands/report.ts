@@ -66,7 +66,7 @@ export const reportCommand = defineCommand({
     for await (const line of await fetchReconciliation(baseUrl, supplier, policy)) {
       if (line === '') continue;
       const row = parseReconciliationRow(line, ++rowNumber);
-      pack.account(row.account, row.platform, row.found);
+      pack.account(row.account, row.platform, row.found, row.added);
     }
     const s = pack.finish(supplier);
     const pdf = values.pdf ? await printPdf(`${base}.html`, `${base}.pdf`, values.browser) : undefined;
@@ -82,6 +82,7 @@ export const reportCommand = defineCommand({
       resolved_failed_lines: linesOf(s.resolved),
       dry_run_failed_lines: linesOf(s.dryRun),
       never_created: s.neverCreatedCount,
+      added_by_service: s.addedByService,
       runs: s.runs.length,
     };
     writeOut(values.json ? jsonLine(summary) : describe(s, [summary.html, summary.csv, ...(pdf ? [pdf] : [])]));

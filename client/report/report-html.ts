@@ -2,6 +2,7 @@
 // the failures by code, the accounts never created, the payment instructions' ownership status, the
 // runs and, last, one row per account. Every text from a file, a journal or the service goes through
 // `esc`, so an account number or a detail holding markup shows as text.
+import { describeAdded } from '../reconcile-report';
 import { failureText, type FailureGroup } from './report-failures';
 import type { RunRow } from './report-runs';
 
@@ -38,6 +39,8 @@ export interface PackSummary {
   differing: number;
   missing: number;
   totals: { name: string; expected: string; found: string; difference: string }[];
+  /** What the service added itself, in total (reconcile-report.ts, AddedTotals): not compared. */
+  addedByService: Record<string, string>;
   outstanding: FailureGroup[];
   resolved: FailureGroup[];
   dryRun: FailureGroup[];
@@ -117,6 +120,7 @@ export function packHead(s: PackSummary): string {
     .join('');
   const never = s.neverCreated.map((n) => tableRow([n.account, n.reason])).join('');
   const refused = s.ownership.refused.map((r) => tableRow([r.account, r.code])).join('');
+  const added = describeAdded(s.addedByService);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Migration sign-off: ${esc(s.supplier)}</title>
 <style>${STYLE}</style></head><body>
@@ -125,6 +129,7 @@ export function packHead(s: PackSummary): string {
 ${verdict(s)}
 <h2 id="totals">Reconciliation in total (${esc(counted(s.accounts, 'account'))})</h2>
 ${table(['figure', 'expected (files)', 'found (service)', 'difference'], totals)}
+${added ? `<p id="added-by-service">${esc(`${added[0]!.toUpperCase()}${added.slice(1)}.`)}</p>` : ''}
 ${failureTable('outstanding', 'Outstanding failures, by code', s.outstanding, 'None: every failed item was stored by a later run.')}
 ${failureTable('resolved', 'Resolved failures: the same item succeeded in a later run', s.resolved, 'None.')}
 ${failureTable('dry-runs', 'Dry-run findings (rehearsals: nothing stored, not failures)', s.dryRun, 'None.')}
