@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { InputEntry } from './input-reader';
 import type { RunKind } from './item-kinds';
+import { KeySet, MAX_KEYS } from './key-set';
+import { writeErr } from './terminal-text';
 
 /** The field naming a kind's item within its account (none for accounts: the account is the item). */
 const KEY_FIELDS: Record<RunKind, readonly string[]> = {
@@ -35,18 +37,66 @@ export function keyDescription(kind: RunKind, entry: InputEntry): string | undef
   return keyValue(entry.item, kind)?.replace('=', ' ');
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 32);
+const digestBytes = (text: string) => createHash('sha256').update(text).digest();
+const digest = (text: string) => digestBytes(text).toString('base64url').slice(0, 32);
+
+function keyText(kind: RunKind, entry: InputEntry): string | undefined {
+  if (!entry.item || !entry.account) return undefined;
+  const { import_supplier: supplier, external_account_number: account } = entry.account;
+  if (kind === 'accounts') return `accounts\0${supplier}\0${account}`;
+  const key = keyValue(entry.item, kind);
+  return key === undefined ? undefined : `${kind}\0${supplier}\0${account}\0${key}`;
+}
 
 /**
  * The item's key within its supplier, as a fixed-size digest (undefined when the line names no item:
  * a note without an external_id, a line that did not parse). Account fields are bounded by the reader.
  */
 export function itemKey(kind: RunKind, entry: InputEntry): string | undefined {
-  if (!entry.item || !entry.account) return undefined;
-  const { import_supplier: supplier, external_account_number: account } = entry.account;
-  if (kind === 'accounts') return digest(`accounts\0${supplier}\0${account}`);
-  const key = keyValue(entry.item, kind);
-  return key === undefined ? undefined : digest(`${kind}\0${supplier}\0${account}\0${key}`);
+  const text = keyText(kind, entry);
+  return text === undefined ? undefined : digest(text);
+}
+
+/** The code of a line whose item an earlier line of the same run already holds. */
+export const DUPLICATE_CODE = 'duplicate_in_run';
+
+/**
+ * The entries as read, each line repeating an earlier line's item key turned into a failure before
+ * sending (`duplicate_in_run`, naming both lines): only the first is sent. Every line is seen, final
+ * ones included, so a resumed run finds the same repeats. `onFull` is called once if the run holds
+ * more keys than KeySet keeps; later repeats then go unnoticed here (the service's own checks remain).
+ */
+export async function* markRepeats(
+  kind: RunKind,
+  entries: AsyncIterable<InputEntry>,
+  onFull: () => void,
+  seen = new KeySet(),
+): AsyncIterable<InputEntry> {
+  let warned = false;
+  for await (const entry of entries) {
+    const text = entry.problem ? undefined : keyText(kind, entry);
+    if (text === undefined) {
+      yield entry;
+      continue;
+    }
+    const first = seen.firstLine(digestBytes(text), entry.line);
+    if (first === undefined && seen.full && !warned) {
+      warned = true;
+      onFull();
+    }
+    if (first === undefined) yield entry;
+    else yield { ...entry, problem: repeated(kind, entry, first) };
+  }
+}
+
+function repeated(kind: RunKind, entry: InputEntry, first: number) {
+  const what = keyDescription(kind, entry)!;
+  const where = kind === 'accounts' ? '' : ` on account ${entry.account!.external_account_number}`;
+  return {
+    code: DUPLICATE_CODE,
+    attr: kind === 'accounts' ? 'external_account_number' : what.split(' ')[0]!,
+    detail: `Line ${entry.line} repeats ${what}${where} of line ${first}: only line ${first} is sent.`,
+  };
 }
 
 /**
@@ -57,4 +107,9 @@ export function itemIdentity(kind: RunKind, entry: InputEntry): string | undefin
   const key = itemKey(kind, entry);
   if (key !== undefined || !entry.item) return key;
   return digest(`${kind}\0line\0${JSON.stringify(entry.item)}`);
+}
+
+/** What a run says, once, when it holds more item keys than it can check for repeats. */
+export function tooManyKeys(): void {
+  writeErr(`data-import: more than ${MAX_KEYS} item keys in this run: repeats after that are not checked\n`);
 }

@@ -8,6 +8,7 @@ import type { ItemOutcome } from './answer-classifier';
 import { sendBatch, type SenderDeps } from './batch-sender';
 import { FatalError } from './client-errors';
 import { readEntries, type InputEntry } from './input-reader';
+import { markRepeats, tooManyKeys } from './item-identity';
 import { KIND_SPECS, type Kind } from './item-kinds';
 import type { Counts } from './progress-reporter';
 import type { Outcomes, RunJournal, RunMeta } from './run-journal';
@@ -75,7 +76,7 @@ class RunLoop {
     const { meta, settings } = this;
     // The CSV header is a line but not an item.
     settings.progress.start(meta.format === 'csv' ? meta.lines - 1 : meta.lines);
-    for await (const entry of readEntries(meta.input, meta.format)) {
+    for await (const entry of markRepeats(this.kind, readEntries(meta.input, meta.format), tooManyKeys)) {
       if (this.stop.aborted) break;
       if (!this.journal.finals.has(entry.line)) await this.take(entry);
     }

@@ -11,6 +11,7 @@
 // waits for room, so memory is bounded and the status endpoint sees a bounded number of accounts.
 import { FatalError } from '../client-errors';
 import { readEntries, type AccountRef, type InputEntry } from '../input-reader';
+import { markRepeats, tooManyKeys } from '../item-identity';
 import type { Counts } from '../progress-reporter';
 import type { Outcomes, RunJournal } from '../run-journal';
 import type { RunSettings } from '../run-settings';
@@ -95,7 +96,7 @@ class AccountRun {
 
   /** Every line without a final outcome: failed as it stands, followed (scheduled before), or scheduled. */
   private async read(before: Map<number, { key: string; windowStart?: string }>): Promise<void> {
-    for await (const entry of readEntries(this.journal.meta.input, 'ndjson')) {
+    for await (const entry of markRepeats('accounts', readEntries(this.journal.meta.input, 'ndjson'), tooManyKeys)) {
       if (this.stop.aborted) break;
       if (this.journal.finals.has(entry.line)) continue;
       if (entry.problem || !entry.account) {
