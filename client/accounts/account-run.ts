@@ -125,7 +125,9 @@ class AccountRun {
 
   private startFollowing(entry: Followed['entry'], key: string, windowStart: string | undefined, firstMs: number) {
     const now = Date.now();
-    const opens = windowStart ? Date.parse(windowStart) || now : now;
+    // The window comes from the service's answer: however far ahead it says, the account is looked at
+    // within MAX_LOOK_MS, and the deadline counts from then at the latest.
+    const opens = Math.min(windowStart ? Date.parse(windowStart) || now : now, now + MAX_LOOK_MS);
     const nextAt = Math.max(now + firstMs, opens);
     this.followed.set(entry.line, { entry, key, nextAt, delayMs: FIRST_LOOK_MS, since: Math.max(now, opens) });
     this.wake();
@@ -195,7 +197,8 @@ class AccountRun {
         this.waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, (until ?? Date.now() + MAX_LOOK_MS) - Date.now()));
+      // Never longer than MAX_LOOK_MS (a timer past 2^31 ms would fire at once, and the loop spin).
+      const timer = setTimeout(done, Math.min(MAX_LOOK_MS, Math.max(0, (until ?? Infinity) - Date.now())));
       this.waiters.add(done);
     });
   }
