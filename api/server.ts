@@ -33,6 +33,7 @@ import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
 import { runRoutes } from './routes/runs.routes';
+import { runDeclarationRoutes } from './routes/run-declaration.routes';
 import { accountProcessJob, accountScheduleJob } from '../shared/account-import/account-creation.job';
 import { paymentInstructionJob } from '../shared/payment-instructions/payment-instruction.job';
 import { transactionImportJob } from '../shared/transactions/transaction.job';
@@ -131,6 +132,7 @@ function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticate
   dataImport.use(paymentInstructionRoutes(deps));
   dataImport.use(requestRoutes(deps));
   dataImport.use(runRoutes(deps));
+  dataImport.use(runDeclarationRoutes(deps));
   return dataImport;
 }
 

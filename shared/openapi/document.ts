@@ -16,6 +16,7 @@ import { registerPostImportPaths } from './post-import.paths';
 import { registerProgressPaths } from './progress.paths';
 import { registerReconciliationPaths } from './reconciliation.paths';
 import { registerRunPaths } from './runs.paths';
+import { registerRunDeclarationPaths } from './run-declaration.paths';
 import { registerServicePaths } from './service.paths';
 
 export type { DocsConfig };
@@ -79,6 +80,7 @@ export function buildOpenApiDocument(config: DocsConfig): OpenApiDocument {
   registerProgressPaths(registry);
   registerReconciliationPaths(registry);
   registerRunPaths(registry);
+  registerRunDeclarationPaths(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
