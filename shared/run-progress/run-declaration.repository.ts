@@ -49,3 +49,14 @@ export async function findDeclaration(
   );
   return rows[0];
 }
+
+/** The supplier a run's writes named first (its support page lives under it), if any was recorded. */
+export async function supplierOfRun(db: Sql, organisationId: number, runId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ supplier_code: string }>(
+    `SELECT supplier_code FROM run_ledger
+      WHERE run_id = $1 AND organisation_id = $2 AND supplier_code IS NOT NULL
+      ORDER BY id LIMIT 1`,
+    [runId, organisationId],
+  );
+  return rows[0]?.supplier_code;
+}

@@ -61,3 +61,13 @@ export async function runProgress(
     eta_seconds: left === 0 ? 0 : rate ? Math.ceil(left / rate) : null,
   };
 }
+
+/** The support page of a run, for the dashboard's link: undefined when no write of it named a supplier. */
+export async function runSupportPath(db: Database, organisation: string, runId: string): Promise<string | undefined> {
+  const organisationId = Number(organisation);
+  if (!/^\d{1,9}$/.test(organisation) || runId.length === 0 || runId.length > 64) return undefined;
+  const supplier = await repo.supplierOfRun(db.pool, organisationId, runId);
+  if (supplier === undefined) return undefined;
+  const segment = (s: string) => encodeURIComponent(s);
+  return `/support/suppliers/${segment(supplier)}/runs/${organisationId}/${segment(runId)}/`;
+}

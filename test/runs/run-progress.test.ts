@@ -5,6 +5,7 @@ import { createTenant, request, type Tenant } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
 import { until } from '../helpers/until';
 import { signedIn, type StaffClient, startStaffApp, type StaffTestApp } from '../staff/staff-app';
+import { transactionImportJob } from '../../shared/transactions/transaction.job';
 
 describe('a run declaration and the progress it gives', () => {
   let app: StaffTestApp;
@@ -59,6 +60,31 @@ describe('a run declaration and the progress it gives', () => {
     const href = new RegExp(`<a href="([^"]+)">${runId}</a>`).exec(supplierPage.text)![1]!;
     const page = await support.get(href);
     expect(page.text).toMatch(/<dt>Progress<\/dt><dd>2 of 10 notes items \(20%\)/);
+  });
+
+  it("links a queued job on the dashboard to its run's progress", async () => {
+    const operator = (await signedIn(app, 'operator')).client;
+    const { organisationId } = await app.db.prisma.runLedgerEntry.findFirstOrThrow({ where: { runId } });
+    const queue = app.queues.queue(transactionImportJob.queue);
+    const job = await queue.add(transactionImportJob.name, {
+      resultId: `req-${uniqueSuffix()}`,
+      runId,
+      organisationId,
+      accountId: 1,
+      payload: {},
+    });
+    try {
+      const shown = await operator.get(`/admin/queues/api/queues/${transactionImportJob.queue}/${job.id}`);
+      const link = JSON.parse(shown.text).job.data.runProgress as string;
+      expect(link).toBe(`/support/runs/${organisationId}/${runId}/`);
+      const followed = await support.get(link);
+      expect(followed.status).toBe(303);
+      const page = await support.get(followed.headers.get('location')!);
+      expect(page.text).toMatch(/<dt>Progress<\/dt><dd>2 of \d+ notes items/);
+      expect((await support.get(`/support/runs/${organisationId}/unknown-run/`)).status).toBe(404);
+    } finally {
+      await job.remove();
+    }
   });
 
   it('declares again on resume, keeping the start; refuses a bad declaration; shows nothing to another organisation', async () => {
