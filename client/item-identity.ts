@@ -31,7 +31,7 @@ function keyValue(item: Record<string, unknown>, kind: RunKind): string | undefi
 }
 
 /** The field a kind's duplicates are found on, for messages ("transaction_id T-1"). */
-export function keyDescription(kind: RunKind, entry: InputEntry): string | undefined {
+function keyDescription(kind: RunKind, entry: InputEntry): string | undefined {
   if (!entry.item || !entry.account) return undefined;
   if (kind === 'accounts') return `external_account_number ${entry.account.external_account_number}`;
   return keyValue(entry.item, kind)?.replace('=', ' ');
@@ -52,13 +52,13 @@ function keyText(kind: RunKind, entry: InputEntry): string | undefined {
  * The item's key within its supplier, as a fixed-size digest (undefined when the line names no item:
  * a note without an external_id, a line that did not parse). Account fields are bounded by the reader.
  */
-export function itemKey(kind: RunKind, entry: InputEntry): string | undefined {
+function itemKey(kind: RunKind, entry: InputEntry): string | undefined {
   const text = keyText(kind, entry);
   return text === undefined ? undefined : digest(text);
 }
 
 /** The code of a line whose item an earlier line of the same run already holds. */
-export const DUPLICATE_CODE = 'duplicate_in_run';
+const DUPLICATE_CODE = 'duplicate_in_run';
 
 /**
  * The entries as read, each line repeating an earlier line's item key turned into a failure before

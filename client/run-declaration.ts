@@ -17,7 +17,7 @@ export interface DeclarationDeps {
 }
 
 /** What the run sends: a CSV file's header is a line but not an item. */
-export function declarationOf(meta: RunMeta) {
+function declarationOf(meta: RunMeta) {
   const name = printable(path.basename(meta.input)).slice(0, 256) || 'input';
   const items = Math.max(0, meta.format === 'csv' ? meta.lines - 1 : meta.lines);
   return { kind: meta.kind, items, files: [{ name, lines: meta.lines }] };

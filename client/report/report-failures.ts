@@ -11,7 +11,7 @@ import { itemIdentity } from '../item-identity';
 import { LineSet } from '../line-set';
 import { readRun, type ResultRecord, type RunMeta } from '../run-journal';
 
-export interface FailureExample {
+interface FailureExample {
   run: string;
   kind: string;
   input: string;

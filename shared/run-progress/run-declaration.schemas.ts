@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { isStorableText } from '../platform/validation';
 
 /** The migration client's kinds (client/item-kinds.ts, and accounts). */
-export const RUN_KINDS = ['notes', 'transactions', 'statements', 'payment-instructions', 'accounts'] as const;
+const RUN_KINDS = ['notes', 'transactions', 'statements', 'payment-instructions', 'accounts'] as const;
 
 /** Far past any export file; keeps every sum of them inside an int. */
 const MAX_LINES = 100_000_000;
-export const MAX_DECLARED_FILES = 20;
+const MAX_DECLARED_FILES = 20;
 
 const DeclaredFile = z
   .object({

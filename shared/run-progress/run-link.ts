@@ -3,7 +3,7 @@
 // the supplier its writes named), where the progress line is.
 
 /** Where the dashboard sends staff for a job's run: a path on the staff listener. */
-export function runProgressPath(organisationId: number, runId: string): string {
+function runProgressPath(organisationId: number, runId: string): string {
   return `/support/runs/${organisationId}/${encodeURIComponent(runId)}/`;
 }
 

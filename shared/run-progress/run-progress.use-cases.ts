@@ -9,7 +9,7 @@ import * as repo from './run-declaration.repository';
 import { RunDeclarationRequest } from './run-declaration.schemas';
 
 /** Declarations an organisation keeps: one run cannot crowd out another organisation's, and old ones go. */
-export const MAX_DECLARATIONS_PER_ORGANISATION = 10_000;
+const MAX_DECLARATIONS_PER_ORGANISATION = 10_000;
 
 export async function declareRun(db: Database, organisationId: number, runId: string, body: unknown) {
   parseRunId(runId);
