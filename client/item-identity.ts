@@ -9,9 +9,9 @@ import type { RunKind } from './item-kinds';
 import { KeySet, MAX_KEYS } from './key-set';
 import { writeErr } from './terminal-text';
 
-/** The field naming a kind's item within its account (none for accounts: the account is the item). */
+/** The field naming a kind's item within its account (for accounts, the account's own number). */
 const KEY_FIELDS: Record<RunKind, readonly string[]> = {
-  accounts: [],
+  accounts: ['external_account_number'],
   transactions: ['transaction_id'],
   statements: ['statement_id'],
   notes: ['external_id'],
@@ -33,7 +33,6 @@ function keyValue(item: Record<string, unknown>, kind: RunKind): string | undefi
 /** The field a kind's duplicates are found on, for messages ("transaction_id T-1"). */
 function keyDescription(kind: RunKind, entry: InputEntry): string | undefined {
   if (!entry.item || !entry.account) return undefined;
-  if (kind === 'accounts') return `external_account_number ${entry.account.external_account_number}`;
   return keyValue(entry.item, kind)?.replace('=', ' ');
 }
 
@@ -43,7 +42,6 @@ const digest = (text: string) => digestBytes(text).toString('base64url').slice(0
 function keyText(kind: RunKind, entry: InputEntry): string | undefined {
   if (!entry.item || !entry.account) return undefined;
   const { import_supplier: supplier, external_account_number: account } = entry.account;
-  if (kind === 'accounts') return `accounts\0${supplier}\0${account}`;
   const key = keyValue(entry.item, kind);
   return key === undefined ? undefined : `${kind}\0${supplier}\0${account}\0${key}`;
 }
@@ -91,10 +89,12 @@ export async function* markRepeats(
 
 function repeated(kind: RunKind, entry: InputEntry, first: number) {
   const what = keyDescription(kind, entry)!;
-  const where = kind === 'accounts' ? '' : ` on account ${entry.account!.external_account_number}`;
+  const attr = what.split(' ')[0]!;
+  // An account's own number needs no "on account".
+  const where = attr === 'external_account_number' ? '' : ` on account ${entry.account!.external_account_number}`;
   return {
     code: DUPLICATE_CODE,
-    attr: kind === 'accounts' ? 'external_account_number' : what.split(' ')[0]!,
+    attr,
     detail: `Line ${entry.line} repeats ${what}${where} of line ${first}: only line ${first} is sent.`,
   };
 }
