@@ -1,7 +1,8 @@
 // The item keys one run has seen, with the line each was first seen on: an open-addressing table of
-// 64-bit key digests and 32-bit line numbers in typed arrays, 12 bytes a slot and at most two slots a
-// key, so the 1,000,000 transactions of a large file cost at most 24 MB, not the hundreds a Map of
-// strings would. Bounded: past MAX_KEYS keys (48 MB) nothing more is recorded (the caller says so).
+// 64-bit key digests and 32-bit line numbers in typed arrays, 12 bytes a slot, the table at most half
+// full: the 1,000,000 transactions of a large file take 25 MB (2^21 slots), not the hundreds a Map of
+// strings would. Bounded: past MAX_KEYS keys (2^22 slots, 50 MB) nothing more is recorded (the caller
+// says so).
 // Two keys share a 64-bit digest with a chance of about 1 in 10^7 at the bound: such a pair would be
 // reported as a repeat naming both lines, which a reader can check.
 
