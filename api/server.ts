@@ -33,6 +33,7 @@ import { requestRoutes } from './routes/requests.routes';
 import { statementRoutes } from './routes/statements.routes';
 import { transactionRoutes } from './routes/transactions.routes';
 import { runRoutes } from './routes/runs.routes';
+import { runDeclarationRoutes } from './routes/run-declaration.routes';
 import { runContext } from './run-ledger';
 import { supplierLabels } from './refusal-labels';
 import { routeLabeller } from './route-labels';
@@ -123,6 +124,7 @@ function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticate
   dataImport.use(paymentInstructionRoutes(deps));
   dataImport.use(requestRoutes(deps));
   dataImport.use(runRoutes(deps));
+  dataImport.use(runDeclarationRoutes(deps));
   return dataImport;
 }
 

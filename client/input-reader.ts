@@ -136,7 +136,8 @@ function parseJsonCell(cell: string): unknown {
   }
 }
 
-function toEntry(line: number, value: unknown): InputEntry {
+/** A parsed line (or a result record's `record`) as an entry: its item and account, or why it has none. */
+export function toEntry(line: number, value: unknown): InputEntry {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return {
       line,

@@ -17,9 +17,23 @@ export interface Counts {
 
 export type ProgressMode = 'bar' | 'lines' | 'json';
 
+/** Milliseconds since some fixed point: Date.now in a run, a hand-moved counter in a test. */
+export type Clock = () => number;
+
+export interface ProgressStart {
+  /** Items already final before this process started (a resumed run): shown as done, not in the rate. */
+  already?: number;
+  /** Of those, the failed ones: the failure count goes on from them. */
+  earlierFailed?: number;
+  clock?: Clock;
+}
+
 export class ProgressReporter {
   readonly counts: Counts = { total: 0, succeeded: 0, skipped: 0, differs: 0, failed: 0, retries: 0 };
-  private readonly started = Date.now();
+  private readonly clock: Clock;
+  private readonly started: number;
+  /** Items final before this process started. */
+  private readonly already: number;
   private bar?: SingleBar;
   private timer?: NodeJS.Timeout;
   private waiting?: Waiting;
@@ -27,11 +41,11 @@ export class ProgressReporter {
   constructor(
     private readonly mode: ProgressMode,
     private readonly everyMs: number,
-    /** Items already final before this process started (a resumed run): shown as done, not in the rate. */
-    private readonly already = 0,
-    /** Of those, the failed ones: the failure count goes on from them. */
-    earlierFailed = 0,
+    { already = 0, earlierFailed = 0, clock = Date.now }: ProgressStart = {},
   ) {
+    this.clock = clock;
+    this.started = clock();
+    this.already = already;
     this.counts.failed = earlierFailed;
     this.earlier = already - earlierFailed;
   }
@@ -75,16 +89,21 @@ export class ProgressReporter {
     return this.earlier + succeeded + skipped + differs + failed;
   }
 
-  rate(): number {
-    const seconds = (Date.now() - this.started) / 1000;
+  /** Items per second of this process's own work; reads the clock once, like every figure here. */
+  rate(seconds = this.elapsedSeconds()): number {
     return seconds > 0 ? Math.round((this.processed() - this.already) / seconds) : 0;
   }
 
-  private tick(): void {
+  /** Done, rate and ETA (seconds, null while the rate is 0) from one reading of the clock. */
+  figures(): { processed: number; rate: number; eta: number | null } {
     const processed = this.processed();
-    const rate = this.rate();
+    const rate = this.rate(this.elapsedSeconds());
     const left = Math.max(0, this.counts.total - processed);
-    const eta = rate > 0 ? Math.round(left / rate) : null;
+    return { processed, rate, eta: rate > 0 ? Math.round(left / rate) : null };
+  }
+
+  private tick(): void {
+    const { processed, rate, eta } = this.figures();
     const waiting = this.waiting ? describeWaiting(this.waiting) : undefined;
     if (this.bar) {
       this.bar.update(processed, {
@@ -115,6 +134,6 @@ export class ProgressReporter {
   }
 
   elapsedSeconds(): number {
-    return (Date.now() - this.started) / 1000;
+    return (this.clock() - this.started) / 1000;
   }
 }

@@ -7,6 +7,7 @@ import type Decimal from 'decimal.js';
 import { closeSync, writeSync } from 'node:fs';
 import {
   FIGURES,
+  SERVICE_FIGURES,
   transactionAmountFigure,
   transactionCountFigure,
   type TransactionType,
@@ -48,6 +49,8 @@ export interface ReconcileSummary {
   accounts: number;
   accounts_differing: number;
   totals: Record<string, { expected: string; found: string; difference: string }>;
+  /** What the service added itself (its moved-transactions notes), in total: not compared. */
+  added_by_service: Record<string, string>;
 }
 
 /** Writes the CSV report, one row per account, and the summary (no account is left out). */
@@ -61,7 +64,7 @@ export async function compare(
   for await (const line of rows) {
     if (line === '') continue;
     const row = parseReconciliationRow(line, ++rowNumber);
-    report.account(row.account, row.platform, row.found);
+    report.account(row.account, row.platform, row.found, row.added);
   }
   return report.finish();
 }
@@ -70,6 +73,7 @@ export async function compare(
 class ReportWriter {
   private readonly fd: number;
   private readonly totals = emptyTotals();
+  private readonly added = new AddedTotals();
   private accounts = 0;
   private differing = 0;
 
@@ -85,12 +89,13 @@ class ReportWriter {
       'status',
       'account_created',
       ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
+      ...SERVICE_FIGURES.map((f) => f.name),
     ];
     writeSync(this.fd, header.join(',') + '\r\n');
   }
 
   /** One account's row: expected, found and difference per figure; platform '' means not listed. */
-  account(account: string, platform: string, found: Figures): void {
+  account(account: string, platform: string, found: Figures, added: Figures = new Map()): void {
     const want = this.expected.get(account) ?? new Map<string, Decimal>();
     this.expected.delete(account);
     const { cells, differences } = compareFigures(want, found, this.totals);
@@ -100,6 +105,7 @@ class ReportWriter {
     const status = platform === '' ? 'missing' : differs ? 'differs' : 'ok';
     const created = platform === '' ? 'no' : 'yes';
     const row = [csvCell(printable(account)), csvCell(printable(platform)), status, created, ...cells];
+    row.push(...this.added.add(added));
     writeSync(this.fd, row.join(',') + '\r\n');
   }
 
@@ -116,8 +122,37 @@ class ReportWriter {
           { expected: t.expected.toFixed(), found: t.found.toFixed(), difference: t.found.minus(t.expected).toFixed() },
         ]),
       ),
+      added_by_service: this.added.summary(),
     };
   }
+}
+
+/** Totals of what the service added itself, per SERVICE_FIGURES name. */
+export class AddedTotals {
+  private readonly totals = new Map(SERVICE_FIGURES.map((f) => [f.name, zero]));
+
+  /** Adds one account's figures; answers its cells, in SERVICE_FIGURES order. */
+  add(added: Figures): string[] {
+    return SERVICE_FIGURES.map((f) => {
+      const value = added.get(f.name) ?? zero;
+      this.totals.set(f.name, this.totals.get(f.name)!.plus(value));
+      return value.toFixed();
+    });
+  }
+
+  summary(): Record<string, string> {
+    return Object.fromEntries([...this.totals].map(([name, total]) => [name, total.toFixed()]));
+  }
+}
+
+/** "the service added 1 note itself (…)": what reconcile reports apart, or nothing when it added none. */
+export function describeAdded(added: Record<string, string>): string | undefined {
+  const notes = added.service_notes_count ?? '0';
+  if (notes === '0') return undefined;
+  return (
+    `the service added ${notes} note${notes === '1' ? '' : 's'} itself (the pinned note on moved ` +
+    `transactions): reported apart, not compared with the files`
+  );
 }
 
 /** Running totals of the expected and found figures, per figure name. */
@@ -152,5 +187,7 @@ export function formatSummary(s: ReconcileSummary, out: string): string {
     if (t.expected !== '0' || t.found !== '0')
       lines.push(`  ${name}: expected ${t.expected}, found ${t.found}, difference ${t.difference}`);
   }
+  const added = describeAdded(s.added_by_service);
+  if (added) lines.push(`  ${added}`);
   return lines.join('\n') + '\n';
 }

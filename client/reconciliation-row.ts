@@ -3,7 +3,7 @@
 // otherwise take "1e900000000" and try to hold a billion digits (the client runs out of memory), and
 // Number() would turn such text into Infinity. A row that fails is refused with an error naming it.
 import Decimal from 'decimal.js';
-import { FIGURES, type Figure } from '../shared/reconciliation/reconciliation.figures';
+import { FIGURES, SERVICE_FIGURES, type Figure } from '../shared/reconciliation/reconciliation.figures';
 import { FatalError } from './client-errors';
 import { oneLine } from './terminal-text';
 
@@ -16,6 +16,8 @@ export interface ReconciliationRow {
   account: string;
   platform: string;
   found: Figures;
+  /** What the service added itself (SERVICE_FIGURES): reported, never compared with the files. */
+  added: Figures;
 }
 
 /** AccountReference's bound (shared/platform/fields.ts). */
@@ -50,17 +52,20 @@ export function parseReconciliationRow(line: string, rowNumber: number): Reconci
     return refuse(
       `platform_account_number (account ${oneLine(account, 40)}) is not a string of at most ${MAX_ACCOUNT}`,
     );
-  const found: Figures = new Map();
-  for (const figure of FIGURES) {
-    const value = figureValue(figure, fields[figure.name]);
-    if (value === undefined) {
-      const sent = fields[figure.name];
-      const shown = typeof sent === 'string' ? `"${oneLine(sent, 60)}"` : JSON.stringify(sent).slice(0, 60);
-      return refuse(`${figure.name} of account ${oneLine(account, 40)} is not ${KIND_NAMES[figure.kind]}: ${shown}`);
+  const figures = (list: readonly Figure[]): Figures => {
+    const read: Figures = new Map();
+    for (const figure of list) {
+      const value = figureValue(figure, fields[figure.name]);
+      if (value === undefined) {
+        const sent = fields[figure.name];
+        const shown = typeof sent === 'string' ? `"${oneLine(sent, 60)}"` : JSON.stringify(sent).slice(0, 60);
+        return refuse(`${figure.name} of account ${oneLine(account, 40)} is not ${KIND_NAMES[figure.kind]}: ${shown}`);
+      }
+      read.set(figure.name, value);
     }
-    found.set(figure.name, value);
-  }
-  return { account, platform, found };
+    return read;
+  };
+  return { account, platform, found: figures(FIGURES), added: figures(SERVICE_FIGURES) };
 }
 
 /** The figure as an exact number, or undefined when it is not one of its kind; an absent figure is 0. */

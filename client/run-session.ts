@@ -7,6 +7,7 @@ import { EXIT } from './client-errors';
 import { serviceFetch } from './http/service-fetch';
 import { TokenSource } from './http/token-source';
 import { ProgressReporter, type ProgressMode } from './progress-reporter';
+import { declareRun } from './run-declaration';
 import { readRecords, type RunJournal } from './run-journal';
 import type { RunSummary } from './run-summary';
 import { executeRun } from './send-run';
@@ -41,7 +42,7 @@ export async function executePass(journal: RunJournal, s: ReturnType<typeof pass
   const mode: ProgressMode = s.json ? 'json' : process.stderr.isTTY ? 'bar' : 'lines';
   let earlierFailed = 0;
   for await (const _ of readRecords(path.join(journal.dir, 'failed.ndjson'))) earlierFailed++;
-  const progress = new ProgressReporter(mode, s.progressEveryMs, journal.finals.size, earlierFailed);
+  const progress = new ProgressReporter(mode, s.progressEveryMs, { already: journal.finals.size, earlierFailed });
   const stop = new AbortController();
   const onSignal = () => {
     if (stop.signal.aborted) process.exit(EXIT.interrupted);
@@ -54,14 +55,12 @@ export async function executePass(journal: RunJournal, s: ReturnType<typeof pass
   const url = runUrl(s.baseUrl, journal.meta.run_id);
   if (s.json) writeOut(jsonLine({ event: 'run', run_id: journal.meta.run_id, run_url: url }));
   else writeErr(`data-import: run ${journal.meta.run_id}; the service's view of it: ${url}\n`);
+  const tokens = new TokenSource(s.baseUrl, s.apiKey, serviceFetch);
+  // Alongside the run's first requests (one sign-in serves both); its outcome does not matter to the run.
+  const declared = declareRun({ ...s, tokens, fetcher: serviceFetch }, journal.meta);
   try {
-    summary = await executeRun(journal, {
-      ...s,
-      tokens: new TokenSource(s.baseUrl, s.apiKey, serviceFetch),
-      fetcher: serviceFetch,
-      progress,
-      stop: stop.signal,
-    });
+    summary = await executeRun(journal, { ...s, tokens, fetcher: serviceFetch, progress, stop: stop.signal });
+    await declared;
   } finally {
     journal.close();
     process.off('SIGINT', onSignal);

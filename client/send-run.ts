@@ -1,37 +1,44 @@
-// One pass of a run over its input: sends every line that has no final outcome yet (all of them for a
-// new run), re-sends the requests a stopped run left open with their own keys, and writes the result
-// files. `send` and `resume` both end here; they differ only in how the journal was opened.
+// One pass of a run over its input, through the one loop of run-pass.ts with the kind's strategy: for
+// notes, transactions, statements and payment instructions, items batched per account (BatchStrategy
+// below: re-sends the requests a stopped run left open with their own keys, sends every other line
+// without a final outcome); for accounts, scheduled and followed (accounts/account-run.ts). `send` and
+// `resume` both end here; they differ only in how the journal was opened.
 import { createHash } from 'node:crypto';
-import { executeAccountRun } from './accounts/account-run';
+import { accountStrategy } from './accounts/account-run';
 import { AccountBatcher, type Batch } from './account-batcher';
 import type { ItemOutcome } from './answer-classifier';
 import { sendBatch, type SenderDeps } from './batch-sender';
-import { FatalError } from './client-errors';
-import { readEntries, type InputEntry } from './input-reader';
+import type { InputEntry } from './input-reader';
 import { KIND_SPECS, type Kind } from './item-kinds';
 import type { Counts } from './progress-reporter';
 import type { Outcomes, RunJournal, RunMeta } from './run-journal';
 import type { RunSettings } from './run-settings';
-import { summarise, type RunSummary } from './run-summary';
+import { runPass, type SendStrategy } from './run-pass';
+import type { RunSummary } from './run-summary';
 
 /** Deterministic: the same lines of the same run always travel under the same key. */
 function idempotencyKey(runId: string, lines: number[]): string {
   return `${runId}.${createHash('sha256').update(lines.join(',')).digest('hex').slice(0, 32)}`;
 }
 
+/** A pass of any kind: one loop (run-pass.ts), the kind's strategy. */
 export function executeRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
   const { kind } = journal.meta;
-  if (kind === 'accounts') return executeAccountRun(journal, settings);
-  return new RunLoop(journal, settings, kind).run();
+  const strategy =
+    kind === 'accounts' ? accountStrategy(journal, settings) : new BatchStrategy(journal, settings, kind);
+  return runPass(journal, settings, strategy);
 }
 
-/** The state of one pass: what is in flight, what a stopped run left open, what stopped this one. */
-class RunLoop {
+/**
+ * Items batched per account into requests of up to `batch`, `concurrency` in flight: what is in flight,
+ * what a stopped run left open, what stopped this one.
+ */
+class BatchStrategy implements SendStrategy {
   private readonly meta: RunMeta;
   private readonly counts: Counts;
   /** Fires on Ctrl-C or when a request meets an error that ends the run. */
   private readonly stopper = new AbortController();
-  private readonly stop: AbortSignal;
+  readonly stop: AbortSignal;
   private readonly deps: SenderDeps;
   private readonly inFlight = new Set<Promise<void>>();
   /** One-item kinds: each account's latest request, which the next one of that account waits for. */
@@ -40,9 +47,9 @@ class RunLoop {
   private readonly openByLine = new Map<number, string>();
   private readonly collected = new Map<string, InputEntry[]>();
   private readonly batcher: AccountBatcher;
-  private fatal?: Error;
+  fatal?: Error;
   /** Items whose request reached the retry deadline: left for resume. */
-  private unfinished = 0;
+  unfinished = 0;
 
   constructor(
     private readonly journal: RunJournal,
@@ -71,32 +78,18 @@ class RunLoop {
     this.batcher = new AccountBatcher(batchSize, settings.maxOpenAccounts);
   }
 
-  async run(): Promise<RunSummary> {
-    const { meta, settings } = this;
-    // The CSV header is a line but not an item.
-    settings.progress.start(meta.format === 'csv' ? meta.lines - 1 : meta.lines);
-    for await (const entry of readEntries(meta.input, meta.format)) {
-      if (this.stop.aborted) break;
-      if (!this.journal.finals.has(entry.line)) await this.take(entry);
-    }
-    if (!this.stop.aborted) {
+  async begin(): Promise<void> {}
+
+  async end(stopped: boolean): Promise<void> {
+    if (!stopped) {
       for (const [key, entries] of this.collected) await this.dispatch(batchOf(entries), key);
       for (const ready of this.batcher.drain()) await this.dispatch(ready);
     }
     await Promise.all(this.inFlight);
-    settings.progress.stop();
-    if (this.fatal && !(this.fatal instanceof FatalError)) throw this.fatal;
-    return summarise(this.journal, {
-      interrupted: this.stop.aborted,
-      fatal: this.fatal?.message,
-      unfinished: this.unfinished,
-      retries: this.counts.retries,
-      seconds: settings.progress.elapsedSeconds(),
-    });
   }
 
   /** One line without a final outcome: back into its open request, failed as it stands, or batched. */
-  private async take(entry: InputEntry): Promise<void> {
+  async take(entry: InputEntry): Promise<void> {
     const openKey = this.openByLine.get(entry.line);
     if (openKey !== undefined && entry.account) {
       const got = this.collected.get(openKey) ?? [];

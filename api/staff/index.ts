@@ -15,6 +15,7 @@ import { BOARD_PATH, queueRoutes } from './queues.routes';
 import { loadStaff, requireStaff, secureCookies, staffSession } from './session';
 import { supportRoutes } from './support.routes';
 import { supportRunRoutes } from './support-runs.routes';
+import { runLinkRoutes } from './run-link.routes';
 import { STYLESHEET_PATH } from './views/layout';
 import { STAFF_CSS } from './views/staff.css';
 import type { StreamSlots } from '../streaming';
@@ -82,6 +83,7 @@ export function staffRoutes(deps: StaffDeps): Router {
   router.use('/support', requireStaff());
   router.use(supportRoutes(deps));
   router.use(supportRunRoutes(deps));
+  router.use(runLinkRoutes(deps));
   router.use(queueRoutes(deps, secureCookies(c)));
   router.use(staffErrorPages());
   return router;

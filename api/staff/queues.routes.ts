@@ -14,6 +14,7 @@ import { paymentInstructionJob } from '../../shared/payment-instructions/payment
 import type { Database } from '../../shared/platform/db';
 import type { Logger } from '../../shared/platform/logger';
 import { redactBoardAnswer, redactJobValue } from '../../shared/staff/job-redaction';
+import { withRunLink } from '../../shared/run-progress/run-link';
 import type { StaffRoleName } from '../../shared/staff/staff.schemas';
 import { exposeCsrfCookie, requireCsrf } from './csrf';
 import { BOARD_SCRIPT_NAME, boardScript, withBoardScript } from './board-page';
@@ -43,7 +44,8 @@ function createBoard(queues: JobQueues, readOnlyMode: boolean, notes: Record<str
     // adapter takes allowCompletedRetries, which its declared options type leaves out.
     const options = { readOnlyMode, allowCompletedRetries: false, description: notes[name] ?? '' };
     const queue = new BullMQAdapter(queues.queue(name), options);
-    queue.setFormatter('data', (data) => redactJobValue(data));
+    // Redacted, then given the link to its run's progress (shared/run-progress/run-link.ts).
+    queue.setFormatter('data', (data) => withRunLink(redactJobValue(data)));
     queue.setFormatter('returnValue', (value) => redactJobValue(value));
     return queue;
   });

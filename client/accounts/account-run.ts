@@ -1,4 +1,4 @@
-// One pass of an accounts run: every line without a final outcome is scheduled
+// The accounts send strategy (behind run-pass.ts's one loop): every line without a final outcome is scheduled
 // (`POST /v2/data-import/accounts/`, one account per request, key `<run id>.<hash of its line>`), then
 // followed with the v2 status endpoint until it is PROCESSED, ERRORED or another final status. The
 // journal is the other kinds' (journal.ndjson, the result files); scheduled.ndjson adds which requests
@@ -9,12 +9,11 @@
 // `concurrency` requests at a time; an account's looks back off from 1 s to 30 s, and it is first
 // looked at when its window opens. At most `maxOpenAccounts` accounts are followed at once: reading
 // waits for room, so memory is bounded and the status endpoint sees a bounded number of accounts.
-import { FatalError } from '../client-errors';
-import { readEntries, type AccountRef, type InputEntry } from '../input-reader';
+import type { AccountRef, InputEntry } from '../input-reader';
 import type { Counts } from '../progress-reporter';
 import type { Outcomes, RunJournal } from '../run-journal';
 import type { RunSettings } from '../run-settings';
-import { summarise, type RunSummary } from '../run-summary';
+import type { SendStrategy } from '../run-pass';
 import { accountStatus, dryRunOutcome, scheduleAccount, type AccountApi, type AccountFinal } from './account-api';
 import { accountKey, ScheduledFile } from './scheduled-file';
 
@@ -32,14 +31,15 @@ interface Followed {
   requestId?: string;
 }
 
-export function executeAccountRun(journal: RunJournal, settings: RunSettings): Promise<RunSummary> {
-  return new AccountRun(journal, settings).run();
+/** The send strategy of accounts: each scheduled, then followed to a final status. */
+export function accountStrategy(journal: RunJournal, settings: RunSettings): SendStrategy {
+  return new AccountStrategy(journal, settings);
 }
 
-class AccountRun {
+class AccountStrategy implements SendStrategy {
   private readonly counts: Counts;
   private readonly stopper = new AbortController();
-  private readonly stop: AbortSignal;
+  readonly stop: AbortSignal;
   private readonly api: AccountApi;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly followed = new Map<number, Followed>();
@@ -47,8 +47,11 @@ class AccountRun {
   private readonly waiters = new Set<() => void>();
   private readDone = false;
   private lastProgressAt = Date.now();
-  private fatal?: Error;
-  private unfinished = 0;
+  fatal?: Error;
+  unfinished = 0;
+  /** The accounts a stopped run had scheduled (scheduled.ndjson), by line. */
+  private before = new Map<number, { key: string; windowStart?: string }>();
+  private following: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly journal: RunJournal,
@@ -70,48 +73,32 @@ class AccountRun {
     this.scheduled = new ScheduledFile(journal.dir);
   }
 
-  async run(): Promise<RunSummary> {
-    const { progress } = this.settings;
-    const before = await this.scheduled.read();
-    progress.start(this.journal.meta.lines);
-    const following = this.follow();
-    try {
-      await this.read(before);
-    } finally {
-      await Promise.all(this.inFlight);
-      this.readDone = true;
-      this.wake();
-      await following;
-      this.scheduled.close();
-      progress.stop();
-    }
-    if (this.fatal && !(this.fatal instanceof FatalError)) throw this.fatal;
-    return summarise(this.journal, {
-      interrupted: this.stop.aborted,
-      fatal: this.fatal?.message,
-      unfinished: this.unfinished,
-      retries: this.counts.retries,
-      seconds: progress.elapsedSeconds(),
-    });
+  async begin(): Promise<void> {
+    this.before = await this.scheduled.read();
+    this.following = this.follow();
   }
 
-  /** Every line without a final outcome: failed as it stands, followed (scheduled before), or scheduled. */
-  private async read(before: Map<number, { key: string; windowStart?: string }>): Promise<void> {
-    for await (const entry of readEntries(this.journal.meta.input, 'ndjson')) {
-      if (this.stop.aborted) break;
-      if (this.journal.finals.has(entry.line)) continue;
-      if (entry.problem || !entry.account) {
-        this.settle(null, entry, { ok: false, status: 'NOT_SENT', ...entry.problem! });
-        continue;
-      }
-      const account = { ...entry, account: entry.account };
-      while (this.followed.size >= this.settings.maxOpenAccounts && !this.stop.aborted) await this.nextChange();
-      const earlier = before.get(entry.line);
-      // A dry run is scheduled again on resume: the same key answers its request id.
-      if (earlier && !this.journal.meta.options.dry_run)
-        this.startFollowing(account, earlier.key, earlier.windowStart, 0);
-      else await this.slot(() => this.schedule(account));
+  async end(): Promise<void> {
+    await Promise.all(this.inFlight);
+    this.readDone = true;
+    this.wake();
+    await this.following;
+    this.scheduled.close();
+  }
+
+  /** A line without a final outcome: failed as it stands, followed (scheduled before), or scheduled. */
+  async take(entry: InputEntry): Promise<void> {
+    if (entry.problem || !entry.account) {
+      this.settle(null, entry, { ok: false, status: 'NOT_SENT', ...entry.problem! });
+      return;
     }
+    const account = { ...entry, account: entry.account };
+    while (this.followed.size >= this.settings.maxOpenAccounts && !this.stop.aborted) await this.nextChange();
+    const earlier = this.before.get(entry.line);
+    // A dry run is scheduled again on resume: the same key answers its request id.
+    if (earlier && !this.journal.meta.options.dry_run)
+      this.startFollowing(account, earlier.key, earlier.windowStart, 0);
+    else await this.slot(() => this.schedule(account));
   }
 
   private async schedule(entry: Followed['entry']): Promise<void> {
@@ -134,7 +121,9 @@ class AccountRun {
     requestId?: string,
   ) {
     const now = Date.now();
-    const opens = windowStart ? Date.parse(windowStart) || now : now;
+    // The window comes from the service's answer: however far ahead it says, the account is looked at
+    // within MAX_LOOK_MS, and the deadline counts from then at the latest.
+    const opens = Math.min(windowStart ? Date.parse(windowStart) || now : now, now + MAX_LOOK_MS);
     const nextAt = Math.max(now + firstMs, opens);
     const since = Math.max(now, opens);
     const dryRun = this.journal.meta.options.dry_run && requestId ? { requestId } : {};
@@ -209,7 +198,8 @@ class AccountRun {
         this.waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, (until ?? Date.now() + MAX_LOOK_MS) - Date.now()));
+      // Never longer than MAX_LOOK_MS (a timer past 2^31 ms would fire at once, and the loop spin).
+      const timer = setTimeout(done, Math.min(MAX_LOOK_MS, Math.max(0, (until ?? Infinity) - Date.now())));
       this.waiters.add(done);
     });
   }

@@ -14,6 +14,8 @@ import { readEntries } from '../input-reader';
 import { addExpected } from '../reconcile-report';
 import { parseReconciliationRow, type Figures } from '../reconciliation-row';
 import { PackWriter } from '../report/pack-writer';
+import { printPdf } from '../report/pack-pdf';
+import { counted, isClean, linesOf, type PackSummary } from '../report/report-html';
 import { addAccountsSent, readRunsReport } from '../report/report-runs';
 import { jsonLine, writeOut } from '../terminal-text';
 import { fetchReconciliation, inputsOf } from './reconcile';
@@ -25,6 +27,12 @@ export const reportCommand = defineCommand({
   options: {
     supplier: { type: 'string', arg: 'CODE', help: 'the import supplier the pack is for' },
     out: { type: 'string', arg: 'NAME', help: 'the pack: NAME.html and NAME.csv (default signoff-<supplier>)' },
+    pdf: { type: 'boolean', help: 'also print the page to NAME.pdf with headless Chromium (for sign-off by e-mail)' },
+    browser: {
+      type: 'string',
+      arg: 'PATH',
+      help: 'the Chromium (or Chrome) executable --pdf runs (default: chromium, then google-chrome, on PATH)',
+    },
     ...RUNS_DIR,
     ...CONNECTION,
     ...JSON_OUTPUT,
@@ -58,27 +66,39 @@ export const reportCommand = defineCommand({
     for await (const line of await fetchReconciliation(baseUrl, supplier, policy)) {
       if (line === '') continue;
       const row = parseReconciliationRow(line, ++rowNumber);
-      pack.account(row.account, row.platform, row.found);
+      pack.account(row.account, row.platform, row.found, row.added);
     }
     const s = pack.finish(supplier);
-    const failedLines = s.failures.reduce((n, f) => n + f.count, 0);
+    const pdf = values.pdf ? await printPdf(`${base}.html`, `${base}.pdf`, values.browser) : undefined;
     const summary = {
       event: 'summary',
       supplier,
       html: `${base}.html`,
       csv: `${base}.csv`,
+      ...(pdf ? { pdf } : {}),
       accounts: s.accounts,
       accounts_differing: s.differing,
-      failed_lines: failedLines,
+      outstanding_failed_lines: linesOf(s.outstanding),
+      resolved_failed_lines: linesOf(s.resolved),
+      dry_run_failed_lines: linesOf(s.dryRun),
       never_created: s.neverCreatedCount,
+      added_by_service: s.addedByService,
       runs: s.runs.length,
     };
-    writeOut(
-      values.json
-        ? jsonLine(summary)
-        : `sign-off pack for ${supplier}: ${s.accounts} accounts, ${s.differing} differ, ${failedLines} lines failed, ` +
-            `${s.neverCreatedCount} accounts never created, ${s.runs.length} runs\n  ${base}.html\n  ${base}.csv\n`,
-    );
-    return s.differing === 0 && failedLines === 0 && s.neverCreatedCount === 0 ? EXIT.ok : EXIT.itemsFailed;
+    writeOut(values.json ? jsonLine(summary) : describe(s, [summary.html, summary.csv, ...(pdf ? [pdf] : [])]));
+    return isClean(s) ? EXIT.ok : EXIT.itemsFailed;
   },
 });
+
+function describe(s: PackSummary, files: string[]): string {
+  const figures = [
+    `${counted(s.accounts, 'account')}, ${s.differing} differ`,
+    `${counted(linesOf(s.outstanding), 'failed line')} outstanding`,
+    `${linesOf(s.resolved)} resolved by a later run`,
+    `${linesOf(s.dryRun)} dry-run findings (not failures)`,
+    `${counted(s.neverCreatedCount, 'account')} never created`,
+    counted(s.runs.length, 'run'),
+  ];
+  const verdict = isClean(s) ? 'ready to sign off' : 'not ready to sign off';
+  return `sign-off pack for ${s.supplier}: ${figures.join(', ')}; ${verdict}\n${files.map((f) => `  ${f}\n`).join('')}`;
+}

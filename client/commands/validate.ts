@@ -13,6 +13,7 @@ import { defineCommand } from '../cli/command';
 import { FORMAT, JSON_OUTPUT, RUNS_DIR, runsDirOf } from '../cli/common-options';
 import { EXIT, UsageError } from '../client-errors';
 import { formatOf, readEntries, type InputEntry } from '../input-reader';
+import { markRepeats, tooManyKeys } from '../item-identity';
 import { isKind, KIND_SPECS, KINDS, type Kind, type RunKind } from '../item-kinds';
 import { validateAccountItem } from '../accounts/account-validate';
 import { makePrivateDir, openPrivate } from '../private-files';
@@ -76,7 +77,7 @@ async function writeFailures(kind: RunKind, file: string, format: ReturnType<typ
   const out = openPrivate(path.join(dir, 'failed.ndjson'), 'w');
   let failed = 0;
   let items = 0;
-  for await (const entry of readEntries(file, format)) {
+  for await (const entry of markRepeats(kind, readEntries(file, format), tooManyKeys)) {
     items++;
     const problems = entry.problem
       ? [entry.problem]

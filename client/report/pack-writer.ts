@@ -4,10 +4,10 @@
 // together and removes the side file.
 import type Decimal from 'decimal.js';
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { FIGURES } from '../../shared/reconciliation/reconciliation.figures';
+import { FIGURES, SERVICE_FIGURES } from '../../shared/reconciliation/reconciliation.figures';
 import { csvCell } from '../../shared/staff/csv';
 import { openPrivate } from '../private-files';
-import { compareFigures, emptyTotals } from '../reconcile-report';
+import { AddedTotals, compareFigures, emptyTotals } from '../reconcile-report';
 import { Exact, type Figures } from '../reconciliation-row';
 import { printable } from '../terminal-text';
 import { PACK_TAIL, packHead, tableRow, type PackSummary } from './report-html';
@@ -19,6 +19,7 @@ export class PackWriter {
   private readonly csv: number;
   private readonly rows: number;
   private readonly totals = emptyTotals();
+  private readonly added = new AddedTotals();
   /** Accounts the service lists: "never created" is what was sent and is not among them. */
   readonly listed = new Set<string>();
   accounts = 0;
@@ -39,15 +40,16 @@ export class PackWriter {
       'platform_account_number',
       'status',
       'account_created',
-      'failed_lines',
-      'failure_codes',
+      'outstanding_failed_lines',
+      'outstanding_failure_codes',
       'payment_instruction',
       ...FIGURES.flatMap((f) => [`${f.name}_expected`, `${f.name}_found`, `${f.name}_difference`]),
+      ...SERVICE_FIGURES.map((f) => f.name),
     ];
     writeSync(this.csv, header.join(',') + '\r\n');
   }
 
-  account(account: string, platform: string, found: Figures): void {
+  account(account: string, platform: string, found: Figures, added: Figures = new Map()): void {
     const want = this.expected.get(account) ?? new Map<string, Decimal>();
     this.expected.delete(account);
     if (platform !== '') this.listed.add(account);
@@ -64,7 +66,8 @@ export class PackWriter {
     const codes = [...(failures?.codes ?? [])].join(' ');
     const text = [account, platform].map((v) => csvCell(printable(v)));
     const more = [status, platform === '' ? 'no' : 'yes', String(failures?.count ?? 0), csvCell(codes)];
-    writeSync(this.csv, [...text, ...more, csvCell(instruction), ...figures].join(',') + '\r\n');
+    const addedCells = this.added.add(added);
+    writeSync(this.csv, [...text, ...more, csvCell(instruction), ...figures, ...addedCells].join(',') + '\r\n');
     const get = (name: string) => (found.get(name) ?? zero).toFixed();
     const html = tableRow(
       [
@@ -103,7 +106,10 @@ export class PackWriter {
         found: t.found.toFixed(),
         difference: t.found.minus(t.expected).toFixed(),
       })),
-      failures: this.runs.failures,
+      addedByService: this.added.summary(),
+      outstanding: this.runs.outstanding,
+      resolved: this.runs.resolved,
+      dryRun: this.runs.dryRun,
       neverCreated: neverCreated.slice(0, 1000),
       neverCreatedCount: neverCreated.length,
       ownership: {

@@ -1,10 +1,18 @@
 // What the journals in the runs directory say about one supplier: every run with its timings and
-// counts, every failure grouped by code (with a few example lines), the failures per account, the
-// accounts sent with `send accounts` and the payment instructions refused for whose card it is.
-// Read only: a run still going is read as it stands.
+// counts, its failures sorted into outstanding, resolved and dry-run findings (report-failures.ts),
+// the outstanding failures per account, the accounts sent with `send accounts` and the payment
+// instructions refused for whose card it is. Read only: a run still going is read as it stands.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readMeta, readRecords, type ResultRecord, type RunMeta } from '../run-journal';
+import {
+  failureOf,
+  groupFailures,
+  MAX_TRACKED_FAILURES,
+  resolveFailures,
+  type Failure,
+  type FailureGroup,
+} from './report-failures';
 
 export interface RunRow {
   dir: string;
@@ -18,22 +26,6 @@ export interface RunRow {
   unprocessed: number;
 }
 
-interface FailureExample {
-  run: string;
-  kind: string;
-  input: string;
-  line: number;
-  account: string;
-  attr: string;
-  detail: string;
-}
-
-export interface FailureGroup {
-  code: string;
-  count: number;
-  examples: FailureExample[];
-}
-
 /** The codes that refuse a payment instruction for whose card it is (docs/api.md, "Ownership"). */
 const OWNERSHIP_CODES = new Set([
   'payment_method_customer_mismatch',
@@ -43,18 +35,21 @@ const OWNERSHIP_CODES = new Set([
 
 export interface RunsReport {
   runs: RunRow[];
-  failures: FailureGroup[];
-  /** Failed lines per account (the supplier's only), with their codes. */
+  /** Failed lines whose item no later run stored: what stands between the pack and a sign-off. */
+  outstanding: FailureGroup[];
+  /** Failed lines whose item succeeded in the same or a later run (a fix file, a re-send). */
+  resolved: FailureGroup[];
+  /** Refusals of dry runs: a rehearsal's findings, never failures (nothing was to be stored). */
+  dryRun: FailureGroup[];
+  /** Outstanding failed lines per account (the supplier's only), with their codes. */
   failedByAccount: Map<string, { count: number; codes: Set<string> }>;
   /** Accounts a `send accounts` run sent, with the last failure code when one failed. */
   accountsSent: Map<string, string | undefined>;
-  /** Per account, the ownership refusal of its payment instruction, if any. */
+  /** Per account, the outstanding ownership refusal of its payment instruction, if any. */
   ownershipRefused: Map<string, string>;
 }
 
-const EXAMPLES_PER_CODE = 3;
 const MAX_RUNS = 10_000;
-const MAX_CODES = 1000;
 
 function runDirs(runsDir: string): string[] {
   if (!existsSync(runsDir)) return [];
@@ -64,22 +59,46 @@ function runDirs(runsDir: string): string[] {
     .filter((dir) => existsSync(path.join(dir, 'run.json')));
 }
 
+/** The failures read so far: real runs' one by one (to be matched), dry runs' apart. */
+class FailureList {
+  readonly real: Failure[] = [];
+  readonly dry: Failure[] = [];
+  /** Past MAX_TRACKED_FAILURES, counted by code only (and so outstanding). */
+  readonly uncounted = new Map<string, number>();
+
+  add(dir: string, meta: RunMeta, r: ResultRecord): void {
+    const list = meta.options.dry_run ? this.dry : this.real;
+    if (list.length < MAX_TRACKED_FAILURES) list.push(failureOf(dir, meta, r));
+    else if (!meta.options.dry_run) {
+      const code = failureOf(dir, meta, r).code;
+      this.uncounted.set(code, (this.uncounted.get(code) ?? 0) + 1);
+    }
+  }
+}
+
 export async function readRunsReport(runsDir: string, supplier: string): Promise<RunsReport> {
   const report: RunsReport = {
     runs: [],
-    failures: [],
+    outstanding: [],
+    resolved: [],
+    dryRun: [],
     failedByAccount: new Map(),
     accountsSent: new Map(),
     ownershipRefused: new Map(),
   };
-  const groups = new Map<string, FailureGroup>();
+  const failures = new FailureList();
   for (const dir of runDirs(runsDir)) {
     const meta = readMeta(dir);
-    const row = await readRun(dir, meta, supplier, (r) => addFailure(report, groups, meta, dir, r, supplier));
+    const row = await readRun(dir, meta, supplier, (r) => failures.add(dir, meta, r));
     if (row) report.runs.push(row);
   }
   report.runs.sort((a, b) => a.started.localeCompare(b.started));
-  report.failures = [...groups.values()].sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+  await resolveFailures(failures.real, report.runs);
+  const outstanding = failures.real.filter((f) => !f.resolved);
+  report.outstanding = groupFailures(outstanding, failures.uncounted);
+  report.resolved = groupFailures(failures.real.filter((f) => f.resolved));
+  report.dryRun = groupFailures(failures.dry);
+  for (const f of outstanding) addOutstanding(report, f);
   return report;
 }
 
@@ -120,42 +139,17 @@ async function readRun(
   };
 }
 
-const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
-
-function addFailure(
-  report: RunsReport,
-  groups: Map<string, FailureGroup>,
-  meta: RunMeta,
-  dir: string,
-  r: ResultRecord,
-  supplier: string,
-): void {
-  const code = text(r.code, 200) || 'unknown';
-  const account = text(r.external_account_number, 128);
-  let group = groups.get(code);
-  if (!group && groups.size < MAX_CODES) groups.set(code, (group = { code, count: 0, examples: [] }));
-  if (group) {
-    group.count++;
-    if (group.examples.length < EXAMPLES_PER_CODE) {
-      group.examples.push({
-        run: path.basename(dir),
-        kind: meta.kind,
-        input: path.basename(meta.input),
-        line: r.line,
-        account,
-        attr: text(r.attr, 500),
-        detail: text(r.detail, 500),
-      });
-    }
-  }
-  if (r.import_supplier !== supplier || !account) return;
-  const mine = report.failedByAccount.get(account) ?? { count: 0, codes: new Set<string>() };
+function addOutstanding(report: RunsReport, f: Failure): void {
+  if (!f.account) return;
+  const mine = report.failedByAccount.get(f.account) ?? { count: 0, codes: new Set<string>() };
   mine.count++;
-  if (mine.codes.size < 20) mine.codes.add(code);
-  report.failedByAccount.set(account, mine);
-  if (OWNERSHIP_CODES.has(code)) report.ownershipRefused.set(account, code);
-  if (meta.kind === 'accounts' && !meta.options.dry_run) report.accountsSent.set(account, code);
+  if (mine.codes.size < 20) mine.codes.add(f.code);
+  report.failedByAccount.set(f.account, mine);
+  if (OWNERSHIP_CODES.has(f.code)) report.ownershipRefused.set(f.account, f.code);
+  if (f.kind === 'accounts') report.accountsSent.set(f.account, f.code);
 }
+
+const text = (v: unknown, max: number) => (typeof v === 'string' ? v.slice(0, max) : '');
 
 /** Records every account a (real) accounts run sent successfully, so "never created" can be told apart. */
 export async function addAccountsSent(report: RunsReport, supplier: string): Promise<void> {

@@ -11,6 +11,7 @@ import { reconciliationEndpoint } from '../reconciliation/reconciliation.endpoin
 import type { EndpointDeclaration } from '../requests/endpoint-declaration';
 import { requestAnswerEndpoint } from '../requests/request-answer.endpoint';
 import { runEndpoint } from '../runs/run.endpoint';
+import { runDeclarationEndpoint } from '../run-progress/run-declaration.endpoint';
 import { createStatementsEndpoint } from '../statements/statement.endpoint';
 import { createTransactionsEndpoint } from '../transactions/transaction.endpoint';
 
@@ -26,6 +27,7 @@ export const DATA_IMPORT_ENDPOINTS: readonly EndpointDeclaration[] = [
   ...PROCESS_LIST_ENDPOINTS.map((l) => l.endpoint),
   reconciliationEndpoint,
   runEndpoint,
+  runDeclarationEndpoint,
 ];
 
 /**

@@ -341,6 +341,18 @@ export const ERRORS = {
       authenticated,
     ),
   },
+  runDeclaration: {
+    statuses: merge(
+      {
+        400: {
+          invalid_run_id: 'The run id in the path is not 1 to 64 printable ASCII characters.',
+          invalid_input: 'The declaration failed validation (kind, items, files); see `errors`.',
+        },
+      },
+      jsonBody,
+      authenticated,
+    ),
+  },
   stageAccount: {
     statuses: merge(
       {

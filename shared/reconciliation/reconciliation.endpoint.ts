@@ -8,7 +8,10 @@ import { SupplierCodeParam } from '../openapi/operation-parts';
 import { REQUEST_ID_HEADER } from '../openapi/responses';
 import { named } from '../openapi/schema-registry';
 import { endpoint } from '../requests/endpoint-declaration';
-import { ACCOUNT_COLUMNS, FIGURES, type Figure } from './reconciliation.figures';
+import { ACCOUNT_COLUMNS, FIGURES, SERVICE_FIGURES, type Figure } from './reconciliation.figures';
+
+/** The compared figures, then what the service added itself (reported, not compared). */
+const COLUMNS = [...FIGURES, ...SERVICE_FIGURES];
 
 const figureSchema = (figure: Figure) => {
   if (figure.kind === 'count') return z.int().min(0);
@@ -24,14 +27,14 @@ const ReconciliationRow = named(
   z.object({
     external_account_number: z.string(),
     platform_account_number: z.string(),
-    ...Object.fromEntries(FIGURES.map((f) => [f.name, figureSchema(f)])),
+    ...Object.fromEntries(COLUMNS.map((f) => [f.name, figureSchema(f)])),
   }),
 );
 
 const exampleRow: Record<string, string | number | boolean> = {
   external_account_number: ex.EXTERNAL_ACCOUNT,
   platform_account_number: 'A-C90DC431',
-  ...Object.fromEntries(FIGURES.map((f) => [f.name, f.kind === 'count' ? 0 : f.kind === 'flag' ? false : '0.00'])),
+  ...Object.fromEntries(COLUMNS.map((f) => [f.name, f.kind === 'count' ? 0 : f.kind === 'flag' ? false : '0.00'])),
   notes_count: 2,
   transactions_count: 3,
   transactions_charge_count: 2,
@@ -45,12 +48,12 @@ const exampleRow: Record<string, string | number | boolean> = {
 };
 
 const csvExample =
-  [...ACCOUNT_COLUMNS, ...FIGURES.map((f) => f.name)].join(',') +
+  [...ACCOUNT_COLUMNS, ...COLUMNS.map((f) => f.name)].join(',') +
   '\r\n' +
   [
     exampleRow.external_account_number,
     exampleRow.platform_account_number,
-    ...FIGURES.map((f) => String(exampleRow[f.name])),
+    ...COLUMNS.map((f) => String(exampleRow[f.name])),
   ].join(',') +
   '\r\n';
 

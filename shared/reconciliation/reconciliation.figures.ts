@@ -31,6 +31,13 @@ export const FIGURES: readonly Figure[] = [
   { name: 'opening_balance', kind: 'amount' },
 ];
 
+/**
+ * What the service added to an account itself, not sent by the migration: today the pinned note that
+ * says which transactions force_add_to_current_statement moved. Reported beside the figures, never
+ * compared with the files (the figures above count only what was sent).
+ */
+export const SERVICE_FIGURES: readonly Figure[] = [{ name: 'service_notes_count', kind: 'count' }];
+
 export const transactionCountFigure = (type: TransactionType) => `transactions_${typeName(type)}_count`;
 export const transactionAmountFigure = (type: TransactionType) => `transactions_${typeName(type)}_amount`;
 

@@ -18,7 +18,8 @@ const perType = TRANSACTION_TYPES.map(
 const RECONCILIATION_SQL = `
   SELECT p.external_account_number,
          a.platform_account_number,
-         (SELECT count(*) FROM notes n WHERE n.account_id = a.id)::int AS notes_count,
+         n.notes_count,
+         n.service_notes_count,
          t.*,
          s.statements_count,
          s.statements_gross_amount,
@@ -27,6 +28,10 @@ const RECONCILIATION_SQL = `
          COALESCE((p.payload->>'transfer_balance')::numeric, 0)::text AS opening_balance
     FROM account_import_processes p
     JOIN accounts a ON a.process_id = p.id
+    LEFT JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE n.service_origin IS NULL)::int AS notes_count,
+             count(*) FILTER (WHERE n.service_origin IS NOT NULL)::int AS service_notes_count
+        FROM notes n WHERE n.account_id = a.id) n ON true
     LEFT JOIN LATERAL (
       SELECT count(*)::int AS transactions_count, ${perType}
         FROM transactions tx WHERE tx.account_id = a.id) t ON true

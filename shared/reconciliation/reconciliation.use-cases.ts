@@ -7,7 +7,7 @@ import { supplierNotFound } from '../platform/errors';
 import { formatMoney } from '../platform/fields';
 import { isStorableText } from '../platform/validation';
 import { csvCell } from '../staff/csv';
-import { ACCOUNT_COLUMNS, FIGURES, type ReconciliationRow } from './reconciliation.figures';
+import { ACCOUNT_COLUMNS, FIGURES, SERVICE_FIGURES, type ReconciliationRow } from './reconciliation.figures';
 import { streamReconciliation, type ReconciliationDbRow } from './reconciliation.repository';
 
 export async function openReconciliation(
@@ -38,16 +38,19 @@ export function toReconciliationRow(row: ReconciliationDbRow): ReconciliationRow
       out[figure.name] = figure.kind === 'flag' ? value === true : Number(value);
     }
   }
+  for (const figure of SERVICE_FIGURES) out[figure.name] = Number(row[figure.name]);
   return out;
 }
 
-export const RECONCILIATION_CSV_HEADER = [...ACCOUNT_COLUMNS, ...FIGURES.map((f) => f.name)].join(',') + '\r\n';
+const COLUMNS = [...FIGURES, ...SERVICE_FIGURES];
+
+export const RECONCILIATION_CSV_HEADER = [...ACCOUNT_COLUMNS, ...COLUMNS.map((f) => f.name)].join(',') + '\r\n';
 
 /**
  * One CSV record. Account numbers come from callers, so they get the spreadsheet-safe cell; figures
  * are digits the service formatted (a negative amount must stay a number, not gain a quote).
  */
 export function reconciliationCsvRecord(row: ReconciliationRow): string {
-  const figures = FIGURES.map((f) => String(row[f.name]));
+  const figures = COLUMNS.map((f) => String(row[f.name]));
   return [csvCell(row.external_account_number), csvCell(row.platform_account_number), ...figures].join(',') + '\r\n';
 }

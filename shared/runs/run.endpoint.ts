@@ -7,6 +7,7 @@ import { annotate, named } from '../openapi/schema-registry';
 import { endpoint } from '../requests/endpoint-declaration';
 import { OUTCOMES } from './ledger-entries';
 import { RUN_ACCOUNTS_PAGE } from './run.use-cases';
+import { RunProgress } from '../run-progress/run-declaration.endpoint';
 
 const RunRequest = named(
   'RunRequest',
@@ -56,6 +57,7 @@ const RunSummary = named(
         }),
       )
       .describe('Counts by outcome and code.'),
+    progress: RunProgress,
     accounts: z.object({
       count: z.number().int().describe('Accounts the run named (by import supplier and external account number).'),
       results: z.array(RunAccount).describe(`At most ${RUN_ACCOUNTS_PAGE}, by supplier and account number.`),
@@ -88,6 +90,18 @@ const runExample = {
     { outcome: 'refused', code: 'product_code_does_not_exist', items: 1, entries: 1 },
     { outcome: 'written', code: 'TRANSACTION_ADDED_TO_ACCOUNT', items: 3, entries: 1 },
   ],
+  progress: {
+    declared: {
+      kind: 'transactions',
+      items: 8,
+      files: [{ name: 'transactions.ndjson', lines: 8 }],
+      declared_at: '2026-11-26T08:00:00.900Z',
+    },
+    items_done: 4,
+    percent: 50,
+    rate_per_second: 2,
+    eta_seconds: 2,
+  },
   accounts: {
     count: 1,
     results: [

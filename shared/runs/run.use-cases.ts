@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../platform/errors';
 import { formatDateTime } from '../platform/fields';
 import { OUTCOMES, type Outcome } from './ledger-entries';
 import * as repo from './run.repository';
+import { runProgress } from '../run-progress/run-progress.use-cases';
 
 /** Accounts per page of a run's answer. */
 export const RUN_ACCOUNTS_PAGE = 100;
@@ -27,6 +28,7 @@ export async function getRun(db: Database, organisationId: number, runId: string
   }
   const items = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   for (const row of codes) items[row.outcome as Outcome] = (items[row.outcome as Outcome] ?? 0) + row.items;
+  const progress = await runProgress(db, organisationId, runId, items, new Date(span.last!.recorded_at));
   const page = accounts.slice(0, RUN_ACCOUNTS_PAGE);
   const last = page.at(-1);
   return {
@@ -36,6 +38,7 @@ export async function getRun(db: Database, organisationId: number, runId: string
     last_request: requestOf(span.last!),
     items,
     by_code: codes.filter((r) => r.code !== null).map((r) => ({ ...r, code: r.code! })),
+    progress,
     accounts: {
       count: accountCount,
       results: page,

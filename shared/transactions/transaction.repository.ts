@@ -171,11 +171,12 @@ export async function findEchoes(db: Sql, ids: number[]): Promise<Map<number, Tr
 
 /** A note at `createdAt`'s whole second: every note datetime is (see wholeSecond). */
 export async function insertPinnedNote(db: Sql, accountId: number, body: string, createdAt: Date): Promise<void> {
-  await db.query('INSERT INTO notes (account_id, body, created_at, is_pinned) VALUES ($1, $2, $3::timestamptz, true)', [
-    accountId,
-    body,
-    wholeSecond(createdAt),
-  ]);
+  // service_origin: the service wrote it, not a migration; reconciliation reports it apart.
+  await db.query(
+    `INSERT INTO notes (account_id, body, created_at, is_pinned, service_origin)
+     VALUES ($1, $2, $3::timestamptz, true, 'moved_transactions')`,
+    [accountId, body, wholeSecond(createdAt)],
+  );
 }
 
 export interface ProductRate {

@@ -85,5 +85,11 @@ it.each([
   const runUrl = `${world.app.baseUrl}/v1/data-import/runs/${summary.run_id}/`;
   expect(summary.run_url).toBe(runUrl);
   expect(JSON.parse(run.stdout.split('\n')[0]!)).toEqual({ event: 'run', run_id: summary.run_id, run_url: runUrl });
+  // The run declared its file when it started: the service knows the total, so the run is 100 % done.
+  const view = await fetch(runUrl, { headers: { authorization: `Token ${world.tenant.token}` } });
+  const { progress } = (await view.json()) as { progress: Record<string, unknown> };
+  const declaredFile = { name: `${kind}.ndjson`, lines: lines().length };
+  expect(progress).toMatchObject({ items_done: lines().length, percent: 100, eta_seconds: 0 });
+  expect(progress.declared).toMatchObject({ kind, items: lines().length, files: [declaredFile] });
   expect(await rowCounts()).toEqual(before);
 });

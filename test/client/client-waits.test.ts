@@ -36,7 +36,6 @@ async function closedPort(): Promise<number> {
 
 it('a refused connection before the first token stops the run at once with a clear line (exit 3)', async () => {
   const file = writeLines(dir, 'refused.ndjson', [line(0), line(1)]);
-  const started = Date.now();
 
   const run = await runClient(`http://127.0.0.1:${await closedPort()}`, 'k'.repeat(32), [
     'send',
@@ -45,16 +44,46 @@ it('a refused connection before the first token stops the run at once with a cle
     '--runs-dir',
     dir,
     '--retry-deadline',
-    '20',
+    '600',
   ]);
 
+  // Not retried for the deadline's 600 s (which would outlast the test's time-out): stopped at once,
+  // without ever announcing a wait.
   expect(run.code).toBe(3);
   expect(run.stdout).toMatch(/stopped: cannot connect to http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
   expect(run.stdout).toContain('to continue: data-import-client resume');
-  // Not the retry deadline's 20 s: the first sign-in is not retried.
-  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(run.stderr).not.toContain('waiting on');
   expect(run.stderr).not.toMatch(/^\s+at /m);
 });
+
+it('caps the wait a far-future schedule window asks for: the account is looked at, then left for resume', async () => {
+  const service = await startFakeService((req) => {
+    if (req.url === '/v1/graphql/') return tokenAnswer();
+    if (req.method === 'POST')
+      return { status: 201, body: { external_identifier: 'FAR-1', schedule_window_start: '2999-01-01T00:00:00Z' } };
+    return { status: 200, body: { status: 'PENDING' } };
+  });
+  services.push(service);
+  const file = writeLines(dir, 'far-window.ndjson', [
+    JSON.stringify({ import_supplier: 'WAITS', external_account_number: 'FAR-1', account_type: 'DOMESTIC' }),
+  ]);
+
+  const run = await runClient(service.baseUrl, 'k'.repeat(32), [
+    'send',
+    'accounts',
+    file,
+    '--runs-dir',
+    dir,
+    '--retry-deadline',
+    '1',
+    '--json',
+  ]);
+
+  expect(run.stderr).not.toContain('TimeoutOverflowWarning');
+  expect(summaryOf(run)).toMatchObject({ succeeded: 0, unprocessed: 1, exit_code: 1 });
+  const looks = service.received.filter((r) => r.method === 'GET' && r.path.startsWith('/v2/data-import/accounts/'));
+  expect(looks.length).toBeGreaterThanOrEqual(1);
+}, 120_000);
 
 it('a URL that answers 404 without GraphQL is a wrong address, not a refused key', async () => {
   const html = await startFakeService(() => ({

@@ -19,18 +19,28 @@ export interface ReceivedRequest {
 export interface FakeService {
   baseUrl: string;
   received: ReceivedRequest[];
+  /** The runs' declarations (POST runs/<run_id>/declaration/), answered 200 here, not by the test. */
+  declarations: ReceivedRequest[];
   close(): Promise<void>;
 }
+
+const DECLARATION = /^\/v1\/data-import\/runs\/[^/]+\/declaration\/$/;
 
 export async function startFakeService(
   answer: (req: IncomingMessage, body: string) => FakeAnswer,
 ): Promise<FakeService> {
   const received: ReceivedRequest[] = [];
+  const declarations: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
+      if (req.method === 'POST' && DECLARATION.test(req.url!)) {
+        declarations.push({ method: req.method, path: req.url!, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
       received.push({ method: req.method!, path: req.url!, body });
       const a = answer(req, body);
       const text = typeof a.body === 'string' ? a.body : a.body === undefined ? '' : JSON.stringify(a.body);
@@ -43,6 +53,7 @@ export async function startFakeService(
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     received,
+    declarations,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,7 +2,7 @@
 // forwards and then loses the answer (the service did the work, the client sees a 503), drops the
 // connection, holds a request before forwarding it, answers for the service (JSON or raw text), or
 // forwards and rewrites the service's answer. It logs what passed, so tests can check which
-// Idempotency-Key and token each attempt carried.
+// Idempotency-Key and token each attempt carried. A run's declaration always passes, unlogged.
 import { createServer, request as forward, type IncomingMessage, type Server } from 'node:http';
 
 export type Fault =
@@ -33,6 +33,8 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+const DECLARATION = /^\/v1\/data-import\/runs\/[^/]+\/declaration\/$/;
+
 export async function startFaultProxy(
   targetBaseUrl: string,
   choose: (req: IncomingMessage, body: string, seen: number) => Fault,
@@ -45,7 +47,9 @@ export async function startFaultProxy(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const fault = choose(req, body.toString(), seen++);
+      // A run's declaration (its progress on the service) is no write: it passes, and stays out of the log.
+      const declaration = req.method === 'POST' && DECLARATION.test(req.url!);
+      const fault = declaration ? 'pass' : choose(req, body.toString(), seen++);
       const entry: ProxyLogEntry = {
         at: Date.now(),
         method: req.method!,
@@ -56,7 +60,7 @@ export async function startFaultProxy(
         fault,
         body: req.url!.startsWith('/v1/graphql/') ? body.toString() : undefined,
       };
-      log.push(entry);
+      if (!declaration) log.push(entry);
       const unavailable = () => {
         entry.status = 503;
         res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });

@@ -48,6 +48,21 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
+  // Dated before R-2's open period and forced in: moved, with the service's pinned note about it.
+  const moved = await request(
+    app.baseUrl,
+    'POST',
+    '/v1/data-import/transactions/create/?force_add_to_current_statement=true',
+    {
+      token: tenant.token,
+      body: {
+        import_supplier: tenant.supplier,
+        external_account_number: 'R-2',
+        transactions: [{ ...tx('OLD', 'CHARGE', '1.00'), transaction_date: '2019-01-15' }],
+      },
+    },
+  );
+  expect(moved.status).toBe(201);
   await app.db.pool.query(
     `INSERT INTO payment_instructions (account_id, vendor, reference, type)
      SELECT a.id, 'STRIPE', 'pm_test', 'CARD' FROM accounts a JOIN account_import_processes p ON p.id = a.process_id
@@ -83,9 +98,13 @@ it('streams one NDJSON row per imported account, in account order, with exact su
     payment_instruction_active: true,
   });
   expect(rows[0].platform_account_number).toMatch(/^A-/);
+  expect(rows[0].service_notes_count).toBe(0);
+  // The moved-transactions note is the service's own: apart from notes_count, which counts what was sent.
   expect(rows[1]).toMatchObject({
     notes_count: 0,
-    transactions_count: 0,
+    service_notes_count: 1,
+    transactions_count: 1,
+    transactions_charge_amount: '1.00',
     statements_gross_amount: '0',
     payment_instruction_active: false,
   });

@@ -60,6 +60,7 @@ export function runPage(ctx: PageContext, r: Awaited<ReturnType<typeof supportRu
   <dt>First request</dt><dd>${run.first_request.recorded_at} ${run.first_request.endpoint} ${run.first_request.http_status}</dd>
   <dt>Last request</dt><dd>${run.last_request.recorded_at} ${run.last_request.endpoint} ${run.last_request.http_status}</dd>
   <dt>Accounts touched</dt><dd>${run.accounts.count}</dd>
+  <dt>Progress</dt><dd>${progressLine(run.progress)}</dd>
 </dl>
 <h2>Items by outcome</h2>
 <ul class="counts">${items.map(([outcome, n]) => html`<li><span class="n">${n}</span> ${outcome.replace('_', ' ')}</li>`)}</ul>
@@ -126,4 +127,12 @@ ${
 </table>`
 }`,
   );
+}
+
+/** Percent done, rate and ETA from what the run declared (shared/run-progress/), or why not known. */
+function progressLine(p: Awaited<ReturnType<typeof supportRun>>['run']['progress']): string {
+  if (!p.declared) return `${p.items_done} items done; the run declared no total`;
+  const eta = p.eta_seconds === null ? 'ETA unknown' : p.eta_seconds === 0 ? 'done' : `ETA ${p.eta_seconds} s`;
+  const rate = p.rate_per_second === null ? '' : `, ${p.rate_per_second} items/s`;
+  return `${p.items_done} of ${p.declared.items} ${p.declared.kind} items (${p.percent}%)${rate}, ${eta}`;
 }
