@@ -9,7 +9,7 @@ import { IsoDateTime } from '../platform/fields';
 import { isStorableText, parseOrThrow } from '../platform/validation';
 import type { Answer } from '../requests/answer';
 import type { QueuedRequests } from '../requests/queued-request';
-import { storeAnswerIfPending } from '../requests/request-result.repository';
+import { storeAnswerIfPending } from '../requests/request-result.public';
 import { parseRequestHeaders, type RequestHeaders } from '../requests/request-headers';
 import { accountProcessJob, accountScheduleJob, type AccountCreation } from './account-creation.job';
 import * as creation from './creation-status.repository';
