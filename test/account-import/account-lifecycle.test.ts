@@ -239,11 +239,13 @@ describe('the account import process ends final on every path', () => {
   it('a schedule whose job was lost, retried with its key, is scheduled again (not answered by itself)', async () => {
     const tenant = await createTenant(app());
     const number = external();
+    // One body for both sends: the retry must be the same request, whenever it is sent.
+    const body = { payload: account(tenant.supplier, number), task_params: { schedule_window_start: inAnHour() } };
     const send = () =>
       request(app().baseUrl, 'POST', '/v2/data-import/accounts/', {
         token: tenant.token,
         headers: { 'idempotency-key': `lost-${number}` },
-        body: { payload: account(tenant.supplier, number), task_params: { schedule_window_start: inAnHour() } },
+        body,
       });
     const first = await send();
     const id = first.body.request_id as string;
