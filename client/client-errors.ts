@@ -1,7 +1,7 @@
 // Every error the client raises on purpose, and the exit codes they end a command with.
 
-/** The command line or its inputs are wrong: exit code 2, nothing sent. */
-export class UsageError extends Error {}
+// The command line or its inputs are wrong: exit code 2, nothing sent (the command-line framework's own error).
+export { UsageError } from '../shared/cli/options';
 
 /** The run cannot go on (the API key is refused, the journal is unreadable): stops like an interruption. */
 export class FatalError extends Error {}

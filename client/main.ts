@@ -1,8 +1,7 @@
 // `data-import`: the migration client. Speaks only the service's public HTTP API; imports from shared/
 // nothing but schemas and pure helpers (test/client/client-layering.test.ts keeps it so).
-import { parseArgs } from 'node:util';
+import { firstWord } from '../shared/cli/options';
 import { EXIT_CODES, type Command } from './cli/command';
-import { parseArgsTable } from './cli/options';
 import { EXIT, FatalError, UsageError } from './client-errors';
 import { COMMANDS } from './commands';
 import { KINDS } from './item-kinds';
@@ -49,17 +48,9 @@ function describeError(err: unknown): string {
  * it); none, or --help alone, is `help`.
  */
 function findCommand(argv: string[]): { name: string; rest: string[] } {
-  const everyOption = parseArgsTable(Object.fromEntries(COMMANDS.flatMap((c) => Object.entries(c.options))));
-  const { tokens } = parseArgs({
-    args: argv,
-    options: everyOption,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  const first = tokens.find((t) => t.kind === 'positional');
-  if (!first) return { name: 'help', rest: [] };
-  return { name: first.value, rest: argv.filter((_, i) => i !== first.index) };
+  const everyOption = Object.fromEntries(COMMANDS.flatMap((c) => Object.entries(c.options)));
+  const first = firstWord(everyOption, argv);
+  return first ? { name: first.word, rest: first.rest } : { name: 'help', rest: [] };
 }
 
 /** The usage of the whole client, from each command's own declaration. */

@@ -5,7 +5,7 @@
 // pending, so a fresh database works and a migrated one costs one read (with MIGRATE_ON_START=false
 // it only checks that none is pending, as the service does). The commands themselves are declared by
 // group in scripts/admin/.
-import { parseArgs } from 'node:util';
+import { asksForHelp, parseOptions, UsageError } from '../shared/cli/options';
 import type { Database } from '../shared/platform/db';
 import { AppError, ValidationError } from '../shared/platform/errors';
 import { ACCOUNT_COMMANDS } from './admin/accounts';
@@ -25,8 +25,6 @@ const COMMANDS: Record<string, Command> = {
   ...ACCOUNT_COMMANDS,
   ...STAFF_COMMANDS,
 };
-
-class UsageError extends Error {}
 
 function usage(name: string, c: Command): string {
   return ['admin', name, ...c.args, c.optionsUsage ?? ''].filter(Boolean).join(' ');
@@ -64,10 +62,10 @@ function parseCommandLine(argv: string[]): {
   if (!name) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; run \`admin help\` for the list`);
   const command = COMMANDS[name]!;
   const rest = argv.slice(name.split(' ').length);
-  if (rest.includes('--help')) return { name, command, args: [], values: {}, help: true };
+  if (asksForHelp(rest)) return { name, command, args: [], values: {}, help: true };
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: command.options ?? {}, allowPositionals: true, strict: true });
+    parsed = parseOptions('admin', name, command.options ?? {}, rest);
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nusage: ${usage(name, command)}`);
   }

@@ -1,7 +1,7 @@
 // The options `send accounts` adds to `send`: the schedule window, checked here so a mistyped date is
 // a usage error before anything is sent (the service would refuse every account with the same 400).
 // Accounts are nested objects: NDJSON only, one account per line.
-import type { OptionTable } from '../cli/options';
+import type { OptionTable } from '../../shared/cli/options';
 import { UsageError } from '../client-errors';
 import type { SendOptions } from '../item-kinds';
 

@@ -1,7 +1,15 @@
 // A command of `data-import`: its name, arguments, one-line summary and option table, and what it does.
+// The option table, its parsing and its help lines are the repository's one framework (shared/cli/options.ts).
 // `run` takes the words after the command's name; `--help` prints the help generated from the table.
 import { writeOut } from '../terminal-text';
-import { asksForHelp, HELP, optionLines, parseOptions, type OptionTable, type ParsedCommand } from './options';
+import {
+  asksForHelp,
+  HELP,
+  optionLines,
+  parseOptions,
+  type OptionTable,
+  type ParsedCommand,
+} from '../../shared/cli/options';
 import { PROGRAM } from './program';
 
 export interface Command {
@@ -50,7 +58,7 @@ export function defineCommand<const T extends OptionTable>(def: CommandDefinitio
         writeOut(help());
         return 0;
       }
-      return def.action(parseOptions(def.name, def.options, args));
+      return def.action(parseOptions('data-import', def.name, def.options, args));
     },
   };
 }

@@ -1,7 +1,7 @@
 // Option groups more than one command takes, each declared once. A command spreads into its own table
 // the groups it uses; its help then lists them with its own options.
 import path from 'node:path';
-import type { OptionTable } from './options';
+import type { OptionTable } from '../../shared/cli/options';
 
 /** Where the service is and how to sign in, and how long to keep trying a request. */
 export const CONNECTION = {

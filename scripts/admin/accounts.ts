@@ -34,7 +34,9 @@ export async function loadAccountFile(db: Database, file: string, state?: Accoun
   return report;
 }
 
-const FILE_OPTION = { file: { type: 'string' } } as const;
+const FILE_OPTION = {
+  file: { type: 'string', arg: 'FILE', help: 'every account of an NDJSON or CSV file instead of one' },
+} as const;
 const setState = (state: AccountState) => (db: Database, args: string[], o: Values) =>
   str(o.file) !== undefined ? loadAccountFile(db, str(o.file)!, state) : putAccount(db, { ...ref(args), state });
 
@@ -72,9 +74,13 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
   'accounts import': {
     args: ['<supplier>', '<external_account_number>'],
     options: {
-      'platform-account-number': { type: 'string' },
-      'created-at': { type: 'string' },
-      'open-statement-from': { type: 'string' },
+      'platform-account-number': {
+        type: 'string',
+        arg: 'N',
+        help: 'the platform account number (generated if absent)',
+      },
+      'created-at': { type: 'string', arg: 'TIME', help: 'when the platform account was created (now if absent)' },
+      'open-statement-from': { type: 'string', arg: 'DATE', help: 'the first day of the open statement' },
       ...FILE_OPTION,
     },
     optionsUsage:
@@ -96,7 +102,10 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
   },
   'accounts list': {
     args: ['<supplier>'],
-    options: { after: { type: 'string' }, limit: { type: 'string' } },
+    options: {
+      after: { type: 'string', arg: 'NUMBER', help: 'the external account number the page starts after' },
+      limit: { type: 'string', arg: 'N', help: 'accounts per page' },
+    },
     optionsUsage: '[--after <external_account_number>] [--limit <1-1000, default 100>]',
     description: "One page of a supplier's accounts by external account number; page on with --after.",
     run: (db, [import_supplier], o) => listAccounts(db, { import_supplier, after: str(o.after), limit: str(o.limit) }),

@@ -1,13 +1,14 @@
 // The shape of one admin CLI command: its arguments and options, its help text, and the use-case it calls.
-import type { ParseArgsConfig } from 'node:util';
+// Options are declared and parsed by the repository's one command-line framework (shared/cli/options.ts).
+import type { OptionTable } from '../../shared/cli/options';
 import type { Database } from '../../shared/platform/db';
 
-export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+export type Values = Record<string, string | boolean | string[] | number | undefined>;
 
 export interface Command {
   /** Positionals as usage shows them: `<name>` required, `<name>...` one or more. */
   args: string[];
-  options?: NonNullable<ParseArgsConfig['options']>;
+  options?: OptionTable;
   optionsUsage?: string;
   description: string;
   /** More words for `admin <command> --help`. */

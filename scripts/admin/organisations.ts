@@ -12,10 +12,14 @@ import { str, type Command } from './command';
 export const ORGANISATION_COMMANDS: Record<string, Command> = {
   'organisations create': {
     args: ['<name>'],
-    options: { supplier: { type: 'string', multiple: true }, label: { type: 'string' } },
+    options: {
+      supplier: { type: 'string', multiple: true, arg: 'CODE', help: 'a supplier it may use (again for more)' },
+      label: { type: 'string', arg: 'TEXT', help: 'the label of its first key' },
+    },
     optionsUsage: '[--supplier <code>]... [--label <key label>]',
     description: 'Create an organisation with its suppliers and its first API key (printed this once).',
-    run: (db, [name], o) => createOrganisation(db, { name, suppliers: o.supplier ?? [], label: str(o.label) }),
+    run: (db, [name], o) =>
+      createOrganisation(db, { name, suppliers: Array.isArray(o.supplier) ? o.supplier : [], label: str(o.label) }),
   },
   'organisations assign': {
     args: ['<name>', '<supplier>...'],

@@ -9,12 +9,15 @@ import {
 } from '../../shared/staff/staff.use-cases';
 import { str, type Command, type Values } from './command';
 
+const PASSWORD_STDIN = {
+  'password-stdin': { type: 'boolean', help: 'read the password from standard input' },
+} as const;
 const stdinPassword = async (o: Values) => (o['password-stdin'] === true ? readPasswordFrom(process.stdin) : undefined);
 
 export const STAFF_COMMANDS: Record<string, Command> = {
   'staff create': {
     args: ['<username>'],
-    options: { role: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    options: { role: { type: 'string', arg: 'ROLE', help: 'operator or support' }, ...PASSWORD_STDIN },
     optionsUsage: '--role operator|support [--password-stdin]',
     description:
       'Create a staff user for /admin/queues and /support/; without --password-stdin a password is generated and printed this once.',
@@ -33,7 +36,7 @@ export const STAFF_COMMANDS: Record<string, Command> = {
   },
   'staff set-password': {
     args: ['<username>'],
-    options: { 'password-stdin': { type: 'boolean' } },
+    options: PASSWORD_STDIN,
     optionsUsage: '[--password-stdin]',
     description:
       "Set a staff user's password (generated and printed this once unless --password-stdin); ends the user's sessions.",

@@ -5,7 +5,11 @@ import { str, type Command } from './command';
 export const SUPPLIER_COMMANDS: Record<string, Command> = {
   'suppliers create': {
     args: ['<code>'],
-    options: { status: { type: 'string' }, 'document-root': { type: 'string' }, 'send-emails': { type: 'boolean' } },
+    options: {
+      status: { type: 'string', arg: 'STATUS', help: 'Ongoing, Paused or Complete' },
+      'document-root': { type: 'string', arg: 'PATH', help: 'its folder in the bucket' },
+      'send-emails': { type: 'boolean', help: 'send customers automated e-mails' },
+    },
     optionsUsage: '--document-root <path> [--status Ongoing|Paused|Complete] [--send-emails]',
     description: 'Create an import supplier with its own document root (status Ongoing and e-mails off unless given).',
     run: (db, [code], o) =>

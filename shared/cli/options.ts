@@ -1,14 +1,20 @@
-// How a command declares its options: name, type, default and help text in one table, from which
-// node's util.parseArgs parses the command line, values are bounded and converted, and the help text
-// is written. An option the command does not declare is a usage error naming the command.
+// The one command-line framework of the repository, used by the client (`data-import-client`) and the
+// platform team's `admin`: how a command declares its options (name, type, default and help text in one
+// table), from which node's util.parseArgs parses the command line, values are bounded and converted,
+// and the help lines are written. An option the command does not declare is a usage error naming the
+// command. Nothing else imports parseArgs (test/architecture/one-command-framework.test.ts).
 import { parseArgs } from 'node:util';
-import { UsageError } from '../client-errors';
+
+/** The command line is wrong: the program prints it with the command's usage and exits 2. */
+export class UsageError extends Error {}
 
 type OptionSpec =
   | { type: 'boolean'; help: string; short?: string }
   | {
       type: 'string';
       short?: string;
+      /** The option may be given again and again: its values in order. */
+      multiple?: true;
       /** What the value is called in the help text: N, FILE, SECONDS. */
       arg: string;
       help: string;
@@ -23,15 +29,17 @@ export type OptionTable = Record<string, OptionSpec>;
 
 type ValueOf<S> = S extends { type: 'boolean' }
   ? boolean | undefined
-  : S extends { flag: true }
-    ? boolean | undefined
-    : S extends { int: readonly [number, number] }
-      ? S extends { default: number }
-        ? number
-        : number | undefined
-      : S extends { default: string }
-        ? string
-        : string | undefined;
+  : S extends { multiple: true }
+    ? string[] | undefined
+    : S extends { flag: true }
+      ? boolean | undefined
+      : S extends { int: readonly [number, number] }
+        ? S extends { default: number }
+          ? number
+          : number | undefined
+        : S extends { default: string }
+          ? string
+          : string | undefined;
 
 /** The values of a table's options as the command reads them: defaults applied, numbers as numbers. */
 type OptionValues<T extends OptionTable> = { -readonly [K in keyof T]: ValueOf<T[K]> };
@@ -41,9 +49,17 @@ export interface ParsedCommand<T extends OptionTable> {
   values: OptionValues<T>;
 }
 
-/** Parses `args` (everything after the command's name) against the command's own table. */
-export function parseOptions<T extends OptionTable>(command: string, table: T, args: string[]): ParsedCommand<T> {
-  refuseForeignOptions(command, table, args);
+/**
+ * Parses `args` (everything after the command's name) against the command's own table; `program` names
+ * the program in the error that points at the command's help.
+ */
+export function parseOptions<T extends OptionTable>(
+  program: string,
+  command: string,
+  table: T,
+  args: string[],
+): ParsedCommand<T> {
+  refuseForeignOptions(program, command, table, args);
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args, options: parseArgsTable(table), allowPositionals: true, strict: true });
@@ -63,11 +79,15 @@ export function asksForHelp(args: string[]): boolean {
 export const HELP = { help: { type: 'boolean', short: 'h', help: 'show this help' } } as const satisfies OptionTable;
 
 /** The table as parseArgs takes it: only type and short name; defaults are applied by `convert`. */
-export function parseArgsTable(table: OptionTable) {
+function parseArgsTable(table: OptionTable) {
   return Object.fromEntries(
     Object.entries(table).map(([name, spec]) => [
       name,
-      { type: spec.type, ...(spec.short ? { short: spec.short } : {}) },
+      {
+        type: spec.type,
+        ...(spec.short ? { short: spec.short } : {}),
+        ...(spec.type === 'string' && spec.multiple ? { multiple: true } : {}),
+      },
     ]),
   );
 }
@@ -77,11 +97,20 @@ function tokensOf(table: OptionTable, args: string[]) {
     .tokens;
 }
 
-function refuseForeignOptions(command: string, table: OptionTable, args: string[]): void {
+/**
+ * The first word of `argv` that is neither an option nor an option's value of `table` (options may come
+ * before it), and the words without it; undefined when there is none.
+ */
+export function firstWord(table: OptionTable, argv: string[]): { word: string; rest: string[] } | undefined {
+  const first = tokensOf(table, argv).find((t) => t.kind === 'positional');
+  return first && { word: first.value, rest: argv.filter((_, i) => i !== first.index) };
+}
+
+function refuseForeignOptions(program: string, command: string, table: OptionTable, args: string[]): void {
   for (const token of tokensOf(table, args)) {
     if (token.kind === 'option' && !(token.name in table)) {
       throw new UsageError(
-        `${command} takes no option ${token.rawName.slice(0, 60)} (see data-import ${command} --help)`,
+        `${command} takes no option ${token.rawName.slice(0, 60)} (see ${program} ${command} --help)`,
       );
     }
   }
@@ -89,6 +118,7 @@ function refuseForeignOptions(command: string, table: OptionTable, args: string[
 
 function convert(name: string, spec: OptionSpec, raw: unknown): unknown {
   if (spec.type === 'boolean') return raw === true ? true : undefined;
+  if (spec.multiple) return Array.isArray(raw) ? raw.map(String) : undefined;
   const value = typeof raw === 'string' ? raw : spec.default === undefined ? undefined : String(spec.default);
   if (value === undefined) return undefined;
   if (spec.int) return wholeNumber(value, name, spec.int);
