@@ -12,6 +12,7 @@ import {
   type MeterPoint,
   type SupplyAddress,
 } from './account-import.schemas';
+import { checkContractRules } from './account-contract-rules';
 import { isValidMpanCore, isValidMprn } from './identifiers';
 
 /** The account as validated: unsupported fields can only be absent. */
@@ -38,6 +39,7 @@ function crossCheck(a: EnergyAccount): AccountIssue[] {
   checkCustomers(a, add);
   checkLedger(a, add);
   checkSupplyAddresses(a, add);
+  checkContractRules(a, add);
   return out;
 }
 

@@ -155,6 +155,16 @@ const accountFieldCodes: Record<string, string> = {
   tariff_type_does_not_match_meter_point_type:
     "An agreement's product supplies the other fuel (its `supply_type`) than its meter point.",
   ledger_balances_not_equal_to_transfer_balance: "The ledgers' `ledger_balance` do not add up to `transfer_balance`.",
+  zero_payment_schedule_amount: 'A payment schedule has an `amount` of 0.',
+  multiple_open_ended_payment_schedules: 'More than one payment schedule has no `end_date`.',
+  payment_schedule_date_overlaps: 'A payment schedule starts before the previous one (by `start_date`) ends.',
+  payment_schedule_date_gaps: 'A payment schedule starts more than a day after the previous one ends.',
+  start_date_same_as_end_date: 'A period (agreement, supply, payment schedule) ends on the day it starts.',
+  date_in_future: '`last_billed_to_date` or a reading is dated after tomorrow (UTC).',
+  future_supply_start_date: "A meter point's `supply_start_date` is after tomorrow (UTC).",
+  occupier_account_with_multiple_supply_addresses: 'An unknown-occupier account has more than one supply address.',
+  contact_details_for_occupier: 'An unknown-occupier account has a `billing_email`.',
+  customer_may_not_be_named_the_occupier: 'A customer is named "Occupier" or "The Occupier".',
   supply_point_already_on_live_account:
     'Another live account of the same import supplier already supplies this meter point.',
   metadata_has_duplicate_keys: 'A metadata key appears twice.',

@@ -5,7 +5,7 @@
 import { applyFile } from '../../shared/admin/apply.use-case';
 import { createTenant, request, startTestApp, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
-import { account, applyCatalogue } from './account.fixture';
+import { account, applyCatalogue, type Json } from './account.fixture';
 
 describe("the contract's validators on the account's fields", () => {
   let app: TestApp;
@@ -101,5 +101,156 @@ describe("the contract's validators on the account's fields", () => {
         platform_account_number: expect.stringMatching(/^A-/),
       });
     }
+  });
+});
+
+// Payment schedules, dates and occupier accounts: each case breaks the valid fixture in one place and
+// expects exactly that code at exactly that path; the "fine" variants are the nearest valid accounts.
+describe("the contract's payment schedule, date and occupier rules", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+    await applyCatalogue(app);
+  });
+  afterAll(() => app.close());
+
+  const validate = async (body: Json) => {
+    const tenant = await createTenant(app);
+    return request(app.baseUrl, 'POST', '/v1/data-import/validate-account/', {
+      token: tenant.token,
+      body: { ...body, import_supplier: tenant.supplier },
+    });
+  };
+  const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+  const schedule = (start_date: string, end_date: string | null, amount = '60.00') => ({
+    amount,
+    day_of_month: 2,
+    frequency: 'MONTHLY',
+    means: 'DD',
+    start_date,
+    end_date,
+  });
+  const elec = (b: Json) => b.supply_addresses[0].meter_points[0];
+
+  const faults: [string, string, (b: Json) => void][] = [
+    ['zero_payment_schedule_amount', 'payment_schedules.0.amount', (b) => (b.payment_schedules[0].amount = '0.00')],
+    [
+      'multiple_open_ended_payment_schedules',
+      'payment_schedules.1.end_date',
+      (b) => (b.payment_schedules = [schedule('2018-01-01', null), schedule('2019-01-01', null)]),
+    ],
+    [
+      'payment_schedule_date_overlaps',
+      'payment_schedules.1.start_date',
+      (b) => (b.payment_schedules = [schedule('2018-01-01', '2018-12-31'), schedule('2018-06-01', null)]),
+    ],
+    [
+      'payment_schedule_date_overlaps',
+      'payment_schedules.0.start_date',
+      (b) => (b.payment_schedules = [schedule('2019-01-01', '2019-06-30'), schedule('2018-01-01', null)]),
+    ],
+    [
+      'payment_schedule_date_gaps',
+      'payment_schedules.1.start_date',
+      (b) => (b.payment_schedules = [schedule('2018-01-01', '2018-12-31'), schedule('2019-02-01', null)]),
+    ],
+    [
+      'start_date_same_as_end_date',
+      'payment_schedules.0.end_date',
+      (b) => (b.payment_schedules = [schedule('2018-01-01', '2018-01-01')]),
+    ],
+    [
+      'start_date_same_as_end_date',
+      'supply_addresses.0.meter_points.0.agreements.0.effective_to',
+      (b) => (elec(b).agreements = [{ ...elec(b).agreements[0], effective_to: '2019-01-01' }]),
+    ],
+    [
+      'start_date_same_as_end_date',
+      'supply_addresses.0.meter_points.0.supply_end_date',
+      (b) => (elec(b).supply_end_date = elec(b).supply_start_date),
+    ],
+    [
+      'future_supply_start_date',
+      'supply_addresses.0.meter_points.0.supply_start_date',
+      (b) => (elec(b).supply_start_date = daysFromNow(3)),
+    ],
+    [
+      'date_in_future',
+      'supply_addresses.0.meter_points.0.meters.0.reading_history.1.reading_date',
+      (b) =>
+        elec(b).meters[0].reading_history.push({
+          register_id: '1',
+          reading_date: daysFromNow(3),
+          reading_value: '990.00',
+          reading_type: 'CUSTOMER',
+          billed: false,
+        }),
+    ],
+    [
+      'occupier_account_with_multiple_supply_addresses',
+      'supply_addresses.1',
+      (b) => {
+        b.unknown_occupier = true;
+        delete b.customers;
+        delete b.billing_email;
+        b.supply_addresses.push({
+          supply_address1: '1 Other Street',
+          supply_postcode: 'W1F 9DE',
+          customer_at_supply_address_from_date: '2019-01-01',
+          meter_points: [],
+        });
+      },
+    ],
+    [
+      'contact_details_for_occupier',
+      'billing_email',
+      (b) => {
+        b.unknown_occupier = true;
+        delete b.customers;
+      },
+    ],
+    [
+      'customer_may_not_be_named_the_occupier',
+      'customers.1.family_name',
+      (b) => Object.assign(b.customers[1], { given_name: 'The', family_name: ' occupier ' }),
+    ],
+  ];
+
+  it.each(faults)('refuses %s at %s', async (code, attr, breakIt) => {
+    const body = account('X', `EXT-${uniqueSuffix()}`);
+    breakIt(body);
+    const res = await validate(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ attr, code })]);
+  });
+
+  const fine: [string, (b: Json) => void][] = [
+    ['the fixture as it is', () => undefined],
+    [
+      'schedules that follow on the next day or on the end day, the last open-ended',
+      (b) =>
+        (b.payment_schedules = [
+          schedule('2018-01-01', '2018-06-30'),
+          schedule('2018-07-01', '2018-12-31'),
+          schedule('2018-12-31', null),
+        ]),
+    ],
+    ['a supply starting tomorrow (UTC)', (b) => (elec(b).supply_start_date = daysFromNow(1))],
+    [
+      'an unknown-occupier account with one supply address and no contact details',
+      (b) => {
+        b.unknown_occupier = true;
+        delete b.customers;
+        delete b.billing_email;
+      },
+    ],
+  ];
+
+  it.each(fine)('accepts %s', async (_name, change) => {
+    const body = account('X', `EXT-${uniqueSuffix()}`);
+    change(body);
+    const res = await validate(body);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.status).toBe(200);
   });
 });
