@@ -25,14 +25,17 @@ export function checkContractRules(a: Account, add: AddIssue, now: Date = new Da
   checkOccupier(a, add);
 }
 
+type Schedule = NonNullable<Account['payment_schedules']>[number];
+
 /**
- * Payment schedules: no zero amount, one open-ended schedule at most, and, sorted by start, each starts
- * the day its predecessor ends or the day after (both readings of `end_date`, last day covered or first
- * day not covered, are taken), never earlier (overlap) nor later (gap).
+ * Payment schedules: no zero amount, no schedule ending the day it starts, and, within each kind (debt
+ * repayment plans, regular schedules: the contract's own example runs an open-ended one of each from the
+ * same day), one open-ended schedule at most and, sorted by start, each starting the day its predecessor
+ * ends or the day after (both readings of `end_date`, last day covered or first day not covered, are
+ * taken), never earlier (overlap) nor later (gap).
  */
 function checkPaymentSchedules(a: Account, add: AddIssue): void {
   const schedules = a.payment_schedules ?? [];
-  let openEnded = -1;
   schedules.forEach((s, i) => {
     if (s.amount != null && Number(s.amount) === 0) {
       add('zero_payment_schedule_amount', 'A payment schedule cannot be for 0.00.', ['payment_schedules', i, 'amount']);
@@ -44,17 +47,31 @@ function checkPaymentSchedules(a: Account, add: AddIssue): void {
         'end_date',
       ]);
     }
+  });
+  const indexed = schedules.map((s, i) => ({ s, i }));
+  for (const debt of [true, false]) {
+    checkScheduleSequence(
+      indexed.filter(({ s }) => (s.is_debt_repayment_plan === true) === debt),
+      add,
+    );
+  }
+}
+
+/** One kind's schedules, with their index in the account: one open end, no gap, no overlap. */
+function checkScheduleSequence(schedules: { s: Schedule; i: number }[], add: AddIssue): void {
+  let openEnded = -1;
+  schedules.forEach(({ s, i }) => {
     if (!s.end_date) {
       if (openEnded >= 0) {
         add(
           'multiple_open_ended_payment_schedules',
-          `Payment schedule ${openEnded} is already open-ended; only one schedule may have no end_date.`,
+          `Payment schedule ${openEnded} is already open-ended; only one schedule of a kind may have no end_date.`,
           ['payment_schedules', i, 'end_date'],
         );
       } else openEnded = i;
     }
   });
-  const order = schedules.map((s, i) => ({ s, i })).sort((x, y) => (x.s.start_date < y.s.start_date ? -1 : 1));
+  const order = [...schedules].sort((x, y) => x.s.start_date.localeCompare(y.s.start_date) || x.i - y.i);
   for (let n = 1; n < order.length; n++) {
     const before = order[n - 1]!.s;
     const { s, i } = order[n]!;

@@ -235,6 +235,14 @@ describe("the contract's payment schedule, date and occupier rules", () => {
           schedule('2018-12-31', null),
         ]),
     ],
+    [
+      "an open-ended debt repayment plan beside an open-ended regular schedule (the contract's example)",
+      (b) =>
+        (b.payment_schedules = [
+          { ...schedule('2018-01-01', null, '6.00'), is_debt_repayment_plan: true, debt_repayment_element: '2.00' },
+          schedule('2018-01-01', null),
+        ]),
+    ],
     ['a supply starting tomorrow (UTC)', (b) => (elec(b).supply_start_date = daysFromNow(1))],
     [
       'an unknown-occupier account with one supply address and no contact details',
