@@ -13,6 +13,7 @@ import {
   type SupplyAddress,
 } from './account-import.schemas';
 import { checkContractRules } from './account-contract-rules';
+import { checkMeterRules } from './account-meter-rules';
 import { isValidMpanCore, isValidMprn } from './identifiers';
 
 /** The account as validated: unsupported fields can only be absent. */
@@ -40,6 +41,7 @@ function crossCheck(a: EnergyAccount): AccountIssue[] {
   checkLedger(a, add);
   checkSupplyAddresses(a, add);
   checkContractRules(a, add);
+  checkMeterRules(a, add);
   return out;
 }
 

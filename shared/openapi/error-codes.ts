@@ -165,6 +165,20 @@ const accountFieldCodes: Record<string, string> = {
   occupier_account_with_multiple_supply_addresses: 'An unknown-occupier account has more than one supply address.',
   contact_details_for_occupier: 'An unknown-occupier account has a `billing_email`.',
   customer_may_not_be_named_the_occupier: 'A customer is named "Occupier" or "The Occupier".',
+  no_register_id_for_reading: 'A transfer reading of a meter that lists registers names no `register_id`.',
+  reading_without_register_id: 'A historical reading of a meter that lists registers names no `register_id`.',
+  reading_register_id_not_recognised: "A transfer reading's `register_id` is not one of its meter's registers.",
+  historical_reading_register_id_not_recognised:
+    "A historical reading's `register_id` is not one of its meter's registers.",
+  multiple_transfer_readings_for_register: 'A register has more than one transfer reading.',
+  missing_transfer_reading_for_register:
+    'A settlement register of a meter in place has no transfer reading (the account has `last_billed_to_date`).',
+  active_gas_meter_without_transfer_reading:
+    'A gas meter in place has no transfer reading (the account has `last_billed_to_date`).',
+  agreement_start_date_before_supply_start_date: "An agreement starts before its meter point's `supply_start_date`.",
+  meterpoint_with_agreement_not_on_supply: "An agreement starts after its meter point's `supply_end_date`.",
+  no_agreement_covering_last_billed_to_date:
+    'A meter point on supply on `last_billed_to_date` has agreements, none of them covering that day.',
   supply_point_already_on_live_account:
     'Another live account of the same import supplier already supplies this meter point.',
   metadata_has_duplicate_keys: 'A metadata key appears twice.',

@@ -5,7 +5,7 @@
 import { applyFile } from '../../shared/admin/apply.use-case';
 import { createTenant, request, startTestApp, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
-import { account, applyCatalogue, type Json } from './account.fixture';
+import { account, applyCatalogue, ELEC_TARIFF, GAS_TARIFF, type Json } from './account.fixture';
 
 describe("the contract's validators on the account's fields", () => {
   let app: TestApp;
@@ -162,17 +162,27 @@ describe("the contract's payment schedule, date and occupier rules", () => {
     [
       'start_date_same_as_end_date',
       'supply_addresses.0.meter_points.0.agreements.0.effective_to',
-      (b) => (elec(b).agreements = [{ ...elec(b).agreements[0], effective_to: '2019-01-01' }]),
+      (b) =>
+        (elec(b).agreements = [
+          { tariff_code: ELEC_TARIFF, effective_from: '2019-01-01', effective_to: '2019-01-01' },
+          { tariff_code: ELEC_TARIFF, effective_from: '2019-01-01' },
+        ]),
     ],
     [
       'start_date_same_as_end_date',
       'supply_addresses.0.meter_points.0.supply_end_date',
-      (b) => (elec(b).supply_end_date = elec(b).supply_start_date),
+      (b) => {
+        elec(b).supply_end_date = elec(b).supply_start_date;
+        elec(b).agreements = [{ tariff_code: ELEC_TARIFF, effective_from: '2019-01-01', effective_to: '2019-01-02' }];
+      },
     ],
     [
       'future_supply_start_date',
       'supply_addresses.0.meter_points.0.supply_start_date',
-      (b) => (elec(b).supply_start_date = daysFromNow(3)),
+      (b) => {
+        elec(b).supply_start_date = daysFromNow(3);
+        delete elec(b).agreements;
+      },
     ],
     [
       'date_in_future',
@@ -243,13 +253,142 @@ describe("the contract's payment schedule, date and occupier rules", () => {
           schedule('2018-01-01', null),
         ]),
     ],
-    ['a supply starting tomorrow (UTC)', (b) => (elec(b).supply_start_date = daysFromNow(1))],
+    [
+      'a supply starting tomorrow (UTC)',
+      (b) => {
+        elec(b).supply_start_date = daysFromNow(1);
+        delete elec(b).agreements;
+      },
+    ],
     [
       'an unknown-occupier account with one supply address and no contact details',
       (b) => {
         b.unknown_occupier = true;
         delete b.customers;
         delete b.billing_email;
+      },
+    ],
+  ];
+
+  it.each(fine)('accepts %s', async (_name, change) => {
+    const body = account('X', `EXT-${uniqueSuffix()}`);
+    change(body);
+    const res = await validate(body);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.status).toBe(200);
+  });
+});
+
+// Registers, readings and agreement coverage: the same way, one fault, one code at one path.
+describe("the contract's register, reading and agreement coverage rules", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+    await applyCatalogue(app);
+  });
+  afterAll(() => app.close());
+
+  const validate = async (body: Json) => {
+    const tenant = await createTenant(app);
+    return request(app.baseUrl, 'POST', '/v1/data-import/validate-account/', {
+      token: tenant.token,
+      body: { ...body, import_supplier: tenant.supplier },
+    });
+  };
+  const elecMeter = (b: Json) => b.supply_addresses[0].meter_points[0].meters[0];
+  const gas = (b: Json) => b.supply_addresses[0].meter_points[1];
+  const em = 'supply_addresses.0.meter_points.0.meters.0';
+
+  const faults: [string, string, (b: Json) => void][] = [
+    [
+      'no_register_id_for_reading',
+      `${em}.transfer_readings.0.register_id`,
+      (b) => delete elecMeter(b).transfer_readings[0].register_id,
+    ],
+    [
+      'reading_register_id_not_recognised',
+      `${em}.transfer_readings.0.register_id`,
+      (b) => (elecMeter(b).transfer_readings[0].register_id = 'Z'),
+    ],
+    [
+      'multiple_transfer_readings_for_register',
+      `${em}.transfer_readings.1.register_id`,
+      (b) => elecMeter(b).transfer_readings.push({ ...elecMeter(b).transfer_readings[0], reading_value: '1001.00' }),
+    ],
+    [
+      'reading_without_register_id',
+      `${em}.reading_history.0.register_id`,
+      (b) => delete elecMeter(b).reading_history[0].register_id,
+    ],
+    [
+      'historical_reading_register_id_not_recognised',
+      `${em}.reading_history.0.register_id`,
+      (b) => (elecMeter(b).reading_history[0].register_id = 'Z'),
+    ],
+    [
+      'missing_transfer_reading_for_register',
+      `${em}.registers.1.register_id`,
+      (b) => elecMeter(b).registers.push({ register_id: '2', tpr: '00002' }),
+    ],
+    [
+      'active_gas_meter_without_transfer_reading',
+      'supply_addresses.0.meter_points.1.meters.0.transfer_readings',
+      (b) => (gas(b).meters[0].transfer_readings = []),
+    ],
+    [
+      'agreement_start_date_before_supply_start_date',
+      'supply_addresses.0.meter_points.1.agreements.0.effective_from',
+      (b) => (gas(b).agreements[0].effective_from = '2019-04-01'),
+    ],
+    [
+      'meterpoint_with_agreement_not_on_supply',
+      'supply_addresses.0.meter_points.1.agreements.0.effective_from',
+      (b) => (gas(b).supply_end_date = '2019-07-01'),
+    ],
+    [
+      'no_agreement_covering_last_billed_to_date',
+      'supply_addresses.0.meter_points.1.agreements',
+      (b) =>
+        (gas(b).agreements = [{ tariff_code: GAS_TARIFF, effective_from: '2019-04-10', effective_to: '2019-07-01' }]),
+    ],
+  ];
+
+  it.each(faults)('refuses %s at %s', async (code, attr, breakIt) => {
+    const body = account('X', `EXT-${uniqueSuffix()}`);
+    breakIt(body);
+    const res = await validate(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ attr, code })]);
+  });
+
+  const fine: [string, (b: Json) => void][] = [
+    [
+      'a non-settlement register without a transfer reading',
+      (b) => elecMeter(b).registers.push({ register_id: 'X', tpr: '00043', is_settlement: false }),
+    ],
+    [
+      'a removed gas meter without a transfer reading',
+      (b) => {
+        Object.assign(gas(b).meters[0], {
+          removed_on: '2019-07-01',
+          transfer_readings: [],
+          reading_history: [
+            { reading_date: '2019-07-01', reading_value: '490.00', reading_type: 'ROUTINE', billed: true },
+          ],
+        });
+      },
+    ],
+    [
+      'meter points without agreements',
+      (b) => {
+        delete b.supply_addresses[0].meter_points[0].agreements;
+        delete gas(b).agreements;
+      },
+    ],
+    [
+      'an agreement starting on supply_end_date',
+      (b) => {
+        gas(b).supply_end_date = '2019-08-01';
       },
     ],
   ];

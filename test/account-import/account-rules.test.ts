@@ -223,6 +223,7 @@ describe('the account schema', () => {
       { attr: 'supply_addresses.0.meter_points.0.meters.0.removed_on', code: 'no_reading_on_removed_on' },
     ]);
     elec(a).meters[0].reading_history.push({
+      register_id: '1',
       reading_date: '2019-07-01',
       reading_value: '990',
       reading_type: 'ROUTINE',
