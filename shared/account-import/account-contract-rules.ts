@@ -23,6 +23,52 @@ export function checkContractRules(a: Account, add: AddIssue, now: Date = new Da
   checkPaymentSchedules(a, add);
   checkDates(a, add, latestAllowedDay(now));
   checkOccupier(a, add);
+  checkCustomerNames(a, add);
+  checkCurrentAfterLastBilled(a, add);
+}
+
+/** A customer of an account that is not BUSINESS has a given and a family name (blank is missing). */
+function checkCustomerNames(a: Account, add: AddIssue): void {
+  if (a.account_type === 'BUSINESS') return;
+  (a.customers ?? []).forEach((c, i) => {
+    if (!c.given_name?.trim()) {
+      add('customer_given_name_required', 'A customer of a domestic account has a given_name.', [
+        'customers',
+        i,
+        'given_name',
+      ]);
+    }
+    if (!c.family_name?.trim()) {
+      add('customer_family_name_required', 'A customer of a domestic account has a family_name.', [
+        'customers',
+        i,
+        'family_name',
+      ]);
+    }
+  });
+}
+
+/**
+ * Without a `last_statement_closing_date` (which opens the current period the day after it, checked with
+ * the ledger), `last_billed_to_date` bounds the current period: no current statement transaction is
+ * dated before it.
+ */
+function checkCurrentAfterLastBilled(a: Account, add: AddIssue): void {
+  const ledger = a.ledgers?.[0];
+  const closing = a.last_statement_closing_date ?? ledger?.last_statement_closing_date;
+  const lastBilled = a.last_billed_to_date;
+  if (closing || !lastBilled) return;
+  const inLedger = !a.current_statement_transactions && ledger?.current_statement_transactions !== undefined;
+  const current = a.current_statement_transactions ?? ledger?.current_statement_transactions ?? [];
+  current.forEach((t, i) => {
+    if (t.transaction_date < lastBilled) {
+      add(
+        'current_statement_transaction_before_last_billed_to_date',
+        `A current statement transaction cannot be dated before last_billed_to_date (${lastBilled}).`,
+        [...(inLedger ? ['ledgers', 0] : []), 'current_statement_transactions', i, 'transaction_date'],
+      );
+    }
+  });
 }
 
 type Schedule = NonNullable<Account['payment_schedules']>[number];

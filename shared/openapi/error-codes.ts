@@ -165,6 +165,10 @@ const accountFieldCodes: Record<string, string> = {
   occupier_account_with_multiple_supply_addresses: 'An unknown-occupier account has more than one supply address.',
   contact_details_for_occupier: 'An unknown-occupier account has a `billing_email`.',
   customer_may_not_be_named_the_occupier: 'A customer is named "Occupier" or "The Occupier".',
+  customer_given_name_required: 'A customer of an account that is not `BUSINESS` has no (or a blank) `given_name`.',
+  customer_family_name_required: 'A customer of an account that is not `BUSINESS` has no (or a blank) `family_name`.',
+  current_statement_transaction_before_last_billed_to_date:
+    'Without `last_statement_closing_date`, a current statement transaction is dated before `last_billed_to_date`.',
   no_register_id_for_reading: 'A transfer reading of a meter that lists registers names no `register_id`.',
   reading_without_register_id: 'A historical reading of a meter that lists registers names no `register_id`.',
   reading_register_id_not_recognised: "A transfer reading's `register_id` is not one of its meter's registers.",

@@ -224,6 +224,17 @@ describe("the contract's payment schedule, date and occupier rules", () => {
       'customers.1.family_name',
       (b) => Object.assign(b.customers[1], { given_name: 'The', family_name: ' occupier ' }),
     ],
+    ['customer_given_name_required', 'customers.1.given_name', (b) => (b.customers[1].given_name = ' ')],
+    ['customer_family_name_required', 'customers.0.family_name', (b) => delete b.customers[0].family_name],
+    [
+      'current_statement_transaction_before_last_billed_to_date',
+      'current_statement_transactions.0.transaction_date',
+      (b) => {
+        delete b.last_statement_closing_date;
+        delete b.historical_statement_transactions;
+        b.current_statement_transactions[0].transaction_date = '2019-07-31';
+      },
+    ],
   ];
 
   it.each(faults)('refuses %s at %s', async (code, attr, breakIt) => {
@@ -236,6 +247,21 @@ describe("the contract's payment schedule, date and occupier rules", () => {
 
   const fine: [string, (b: Json) => void][] = [
     ['the fixture as it is', () => undefined],
+    [
+      "a business account's contact known by family name only",
+      (b) => {
+        b.account_type = 'BUSINESS';
+        delete b.customers[1].given_name;
+      },
+    ],
+    [
+      'current statement transactions from last_billed_to_date on, without a closing date',
+      (b) => {
+        delete b.last_statement_closing_date;
+        delete b.historical_statement_transactions;
+        b.current_statement_transactions[0].transaction_date = '2019-08-01';
+      },
+    ],
     [
       'schedules that follow on the next day or on the end day, the last open-ended',
       (b) =>
