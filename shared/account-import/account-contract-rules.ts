@@ -17,7 +17,7 @@ const dayAfter = (isoDate: string) => new Date(Date.parse(`${isoDate}T00:00:00Z`
  * The latest day an account may name as past: tomorrow in UTC, so an account prepared where the day has
  * already turned (up to 24 hours ahead of UTC) is not refused for "today".
  */
-export const latestAllowedDay = (now: Date = new Date()) => new Date(now.getTime() + DAY_MS).toISOString().slice(0, 10);
+const latestAllowedDay = (now: Date = new Date()) => new Date(now.getTime() + DAY_MS).toISOString().slice(0, 10);
 
 export function checkContractRules(a: Account, add: AddIssue, now: Date = new Date()): void {
   checkPaymentSchedules(a, add);

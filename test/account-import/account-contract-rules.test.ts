@@ -1,7 +1,9 @@
 // The contract's validators on fields the account subset takes that were not enforced before
 // (docs/account-import.md, "The contract's validators"): a tariff of the other supply on a meter point,
-// ledger balances that do not add up to transfer_balance, pronouns outside the contract's values, and
-// validating an account that is already imported.
+// ledger balances that do not add up to transfer_balance, pronouns outside the contract's values,
+// validating an account that is already imported, and (one case per code, each against the valid
+// fixture) payment schedules, dates, occupier accounts, customers' names, registers, readings and
+// agreement coverage.
 import { applyFile } from '../../shared/admin/apply.use-case';
 import { createTenant, request, startTestApp, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
