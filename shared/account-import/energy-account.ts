@@ -12,6 +12,8 @@ import {
   type MeterPoint,
   type SupplyAddress,
 } from './account-import.schemas';
+import { checkContractRules } from './account-contract-rules';
+import { checkMeterRules } from './account-meter-rules';
 import { isValidMpanCore, isValidMprn } from './identifiers';
 
 /** The account as validated: unsupported fields can only be absent. */
@@ -38,6 +40,8 @@ function crossCheck(a: EnergyAccount): AccountIssue[] {
   checkCustomers(a, add);
   checkLedger(a, add);
   checkSupplyAddresses(a, add);
+  checkContractRules(a, add);
+  checkMeterRules(a, add);
   return out;
 }
 

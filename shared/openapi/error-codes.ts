@@ -155,6 +155,34 @@ const accountFieldCodes: Record<string, string> = {
   tariff_type_does_not_match_meter_point_type:
     "An agreement's product supplies the other fuel (its `supply_type`) than its meter point.",
   ledger_balances_not_equal_to_transfer_balance: "The ledgers' `ledger_balance` do not add up to `transfer_balance`.",
+  zero_payment_schedule_amount: 'A payment schedule has an `amount` of 0.',
+  multiple_open_ended_payment_schedules: 'More than one payment schedule has no `end_date`.',
+  payment_schedule_date_overlaps: 'A payment schedule starts before the previous one (by `start_date`) ends.',
+  payment_schedule_date_gaps: 'A payment schedule starts more than a day after the previous one ends.',
+  start_date_same_as_end_date: 'A period (agreement, supply, payment schedule) ends on the day it starts.',
+  date_in_future: '`last_billed_to_date` or a reading is dated after tomorrow (UTC).',
+  future_supply_start_date: "A meter point's `supply_start_date` is after tomorrow (UTC).",
+  occupier_account_with_multiple_supply_addresses: 'An unknown-occupier account has more than one supply address.',
+  contact_details_for_occupier: 'An unknown-occupier account has a `billing_email`.',
+  customer_may_not_be_named_the_occupier: 'A customer is named "Occupier" or "The Occupier".',
+  customer_given_name_required: 'A customer of an account that is not `BUSINESS` has no (or a blank) `given_name`.',
+  customer_family_name_required: 'A customer of an account that is not `BUSINESS` has no (or a blank) `family_name`.',
+  current_statement_transaction_before_last_billed_to_date:
+    'Without `last_statement_closing_date`, a current statement transaction is dated before `last_billed_to_date`.',
+  no_register_id_for_reading: 'A transfer reading of a meter that lists registers names no `register_id`.',
+  reading_without_register_id: 'A historical reading of a meter that lists registers names no `register_id`.',
+  reading_register_id_not_recognised: "A transfer reading's `register_id` is not one of its meter's registers.",
+  historical_reading_register_id_not_recognised:
+    "A historical reading's `register_id` is not one of its meter's registers.",
+  multiple_transfer_readings_for_register: 'A register has more than one transfer reading.',
+  missing_transfer_reading_for_register:
+    'A settlement register of a meter in place has no transfer reading (the account has `last_billed_to_date`).',
+  active_gas_meter_without_transfer_reading:
+    'A gas meter in place has no transfer reading (the account has `last_billed_to_date`).',
+  agreement_start_date_before_supply_start_date: "An agreement starts before its meter point's `supply_start_date`.",
+  meterpoint_with_agreement_not_on_supply: "An agreement starts after its meter point's `supply_end_date`.",
+  no_agreement_covering_last_billed_to_date:
+    'A meter point on supply on `last_billed_to_date` has agreements, none of them covering that day.',
   supply_point_already_on_live_account:
     'Another live account of the same import supplier already supplies this meter point.',
   metadata_has_duplicate_keys: 'A metadata key appears twice.',

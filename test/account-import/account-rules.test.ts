@@ -125,6 +125,7 @@ describe('the account schema', () => {
     expect(errorsOf(none)).toEqual([{ attr: 'customers', code: 'required' }]);
     const unknown = valid();
     unknown.unknown_occupier = true;
+    delete unknown.billing_email; // an unknown occupier has no contact details (contact_details_for_occupier)
     expect(errorsOf(unknown)).toEqual([{ attr: 'customers', code: 'customer_with_unknown_occupier' }]);
     delete unknown.customers;
     expect(errorsOf(unknown)).toEqual([]);
@@ -222,6 +223,7 @@ describe('the account schema', () => {
       { attr: 'supply_addresses.0.meter_points.0.meters.0.removed_on', code: 'no_reading_on_removed_on' },
     ]);
     elec(a).meters[0].reading_history.push({
+      register_id: '1',
       reading_date: '2019-07-01',
       reading_value: '990',
       reading_type: 'ROUTINE',
