@@ -209,15 +209,7 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
   const json = JSON.stringify(req.payload);
   const bodyHash = req.hashOf === undefined ? hashRequest(req.job.endpoint, json) : bodyHashOf(req);
   const id = randomUUID();
-  const row = {
-    id,
-    organisationId: req.organisationId,
-    accountId: req.accountId,
-    runId: req.runId ?? null,
-    endpoint: req.job.endpoint,
-    idempotencyKey: req.idempotencyKey ?? null,
-    bodyHash,
-  };
+  const row = { id, ...pendingRowOf(req, bodyHash) };
   // Watched before the hand-over: the answer may come before the hand-over's promise resolves. The wait
   // counts from here: time spent waiting for a hand-over slot is part of the client's RESULT_WAIT_MS.
   const waiter = ctx.waiters.watch(id);
@@ -237,6 +229,18 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
   }
 }
 
+/** A request's pending result row, less its id. */
+function pendingRowOf(req: SubmitRequest, bodyHash: string) {
+  return {
+    organisationId: req.organisationId,
+    accountId: req.accountId,
+    runId: req.runId ?? null,
+    endpoint: req.job.endpoint,
+    idempotencyKey: req.idempotencyKey ?? null,
+    bodyHash,
+  };
+}
+
 /** What the request's job carries. */
 function jobDataOf(req: SubmitRequest, resultId: string) {
   return {
@@ -252,14 +256,7 @@ function jobDataOf(req: SubmitRequest, resultId: string) {
 
 /** The pending row; with a key that has a row older than the replay window, the key is freed first. */
 async function storePending(db: Database, req: SubmitRequest, bodyHash: string) {
-  const row = {
-    organisationId: req.organisationId,
-    accountId: req.accountId,
-    runId: req.runId ?? null,
-    endpoint: req.job.endpoint,
-    idempotencyKey: req.idempotencyKey ?? null,
-    bodyHash,
-  };
+  const row = pendingRowOf(req, bodyHash);
   const first = await repo.createOrFindPending(db.pool, { id: randomUUID(), ...row });
   if (first.created || Date.now() - first.result.createdAt.getTime() <= IDEMPOTENCY_WINDOW_MS) return first;
   await repo.expireIdempotencyKey(db.pool, first.result.id);
