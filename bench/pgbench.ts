@@ -8,19 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from 'pg';
 import { say } from './measure';
+import type { PgbenchReference } from './results';
 
 const run = promisify(execFile);
 const TABLE = 'bench_pgbench_rows';
 const PGBENCH = process.env.BENCH_PGBENCH ?? 'pgbench';
-
-export interface PgbenchReference {
-  clients: number;
-  rows: number;
-  seconds: number;
-  /** Transactions per second (without the initial connection time), or null when pgbench could not run. */
-  tps: number | null;
-  error?: string;
-}
 
 /** Runs pgbench for `seconds` with `clients` clients, one `rows`-row INSERT per transaction. */
 export async function pgbenchReference(

@@ -5,9 +5,9 @@
 import type { Client } from 'pg';
 import type { WriteTarget } from './payloads';
 import { type CpuMeter, say, throughput } from './measure';
-import { pgbenchReference, type PgbenchReference } from './pgbench';
+import { pgbenchReference } from './pgbench';
 import type { Row } from './report';
-import type { BenchResults, CpuUse, Throughput } from './results';
+import type { BenchResults, CpuUse, PgbenchReference, Throughput } from './results';
 
 export const REAL_TARGETS = {
   transactionsPerSecond: 10_000,

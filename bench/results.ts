@@ -1,7 +1,16 @@
 // The shape of bench/results.json: what one `npm run bench` measured, phase by phase.
 import type { AccountsResult } from './account-load';
 import type { DownloadResult, WindowResult } from './load';
-import type { PgbenchReference } from './pgbench';
+
+/** What `pgbench` committed beside a small-request phase (bench/pgbench.ts runs it). */
+export interface PgbenchReference {
+  clients: number;
+  rows: number;
+  seconds: number;
+  /** Transactions per second (without the initial connection time), or null when pgbench could not run. */
+  tps: number | null;
+  error?: string;
+}
 
 export interface CpuUse {
   /** Average cores used over the phase (warm-up included): CPU seconds ÷ wall seconds. */
