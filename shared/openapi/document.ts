@@ -1,17 +1,10 @@
 // The OpenAPI 3.1 document of the whole HTTP API: the data-import endpoints from their declarations
-// (shared/catalog/openapi-document.ts hands over the catalog's list), each with the components' zod
-// schemas the routes parse with, plus the service's own paths and the shapes in this folder.
+// (shared/catalog/openapi-document.ts hands over the catalog's list, after naming the components' zod
+// schemas the routes parse with), plus the service's own paths and the shapes in this folder.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import {
-  describeNoteSchemas,
-  describePaymentInstructionSchemas,
-  describeSharedFields,
-  describeStatementSchemas,
-  describeTransactionSchemas,
-} from './component-schemas';
 import type { DocsConfig } from './docs-config';
 import { streamShares } from '../platform/stream-shares';
-import type { EndpointDeclaration } from '../requests/endpoint-declaration';
+import type { DocumentedEndpoint } from './documented-endpoint';
 import { GLOBAL_ERRORS } from './error-codes';
 import { errorResponses, withErrorCodes } from './responses';
 import { registerServicePaths } from './service.paths';
@@ -52,7 +45,7 @@ function describeApi(config: DocsConfig): string {
 }
 
 /** One operation, read from its declaration: every data-import endpoint takes the token. */
-function registerEndpoint(registry: OpenAPIRegistry, declaration: EndpointDeclaration, config: DocsConfig): void {
+function registerEndpoint(registry: OpenAPIRegistry, declaration: DocumentedEndpoint, config: DocsConfig): void {
   const docs = declaration.describe(config);
   registry.registerPath({
     method: declaration.method,
@@ -68,13 +61,8 @@ function registerEndpoint(registry: OpenAPIRegistry, declaration: EndpointDeclar
   });
 }
 
-export function buildDocument(config: DocsConfig, endpoints: readonly EndpointDeclaration[]): OpenApiDocument {
-  describeSharedFields();
-  describeNoteSchemas();
-  describeStatementSchemas();
-  describeTransactionSchemas();
-  describePaymentInstructionSchemas();
-
+/** The document of `endpoints`; the components' schemas are named first (shared/catalog/component-schemas.ts). */
+export function buildDocument(config: DocsConfig, endpoints: readonly DocumentedEndpoint[]): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'Token', {
     type: 'apiKey',

@@ -7,36 +7,11 @@
 // endpoints, the queued-write cap and the query-parameter check are read from them.
 //
 // Paths are persisted (run_ledger.endpoint, clients' scripts): never rename one in place.
-import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { z } from 'zod';
-import type { DocsConfig } from '../openapi/docs-config';
-import type { OperationErrors } from '../openapi/error-codes';
-import type { Examples } from '../openapi/responses';
+import type { DocumentedEndpoint } from '../openapi/documented-endpoint';
 import type { LedgerSubjectFields } from '../runs/ledger-entries';
 import type { AnyQueuedRequestJob } from './job-declaration';
 
-/** What the OpenAPI document says of an endpoint beyond its method, path and error codes. */
-interface EndpointDocs {
-  tag: string;
-  summary: string;
-  /** The prose; the table of error codes is appended from `errors`. */
-  description: string;
-  request?: RouteConfig['request'];
-  /** The answers other than errors, by status. */
-  answers: Record<number, ResponseConfig>;
-  /** Error responses that carry another schema or examples of their own (a code's example replaces the generated one). */
-  errorExamples?: Record<number, { schema?: z.ZodType; examples: Examples }>;
-  /** Extensions of the operation (`x-…`). */
-  extensions?: Record<`x-${string}`, unknown>;
-}
-
-export interface EndpointDeclaration {
-  method: 'get' | 'post';
-  /** The whole path in OpenAPI form (`/v1/data-import/runs/{run_id}/`); Express's `:run_id` form is derived. */
-  path: string;
-  operationId: string;
-  /** Every error code it can answer, by status, with when. */
-  errors: OperationErrors;
+export interface EndpointDeclaration extends DocumentedEndpoint {
   /**
    * The query parameters it takes: any other is refused (`unknown_query_parameter`) before the handler
    * runs. Left out, a write takes none and a read is not checked.
@@ -56,8 +31,6 @@ export interface EndpointDeclaration {
    * streamed answer holding one of its organisation's stream slots (api/streaming.ts). Left out: neither.
    */
   loadShedding?: LoadShedding;
-  /** Its OpenAPI operation, for the process's configured limits. */
-  describe(config: DocsConfig): EndpointDocs;
 }
 
 type LoadShedding = 'queued-write' | 'stream';

@@ -12,7 +12,7 @@ import {
 import { AccountReference, AliasedAccountReference, DocumentPath, IsoDate, IsoDateTime } from '../platform/fields';
 import { HistoricalStatement } from '../statements/statement.schemas';
 import { Transaction } from '../transactions/transaction.schemas';
-import { annotate, named } from './schema-registry';
+import { annotate, named } from '../openapi/schema-registry';
 
 const decimal = (whole: number, places: number, unit = '') =>
   `Decimal${unit}: a JSON number or a decimal string, at most ${whole} digits before the point and ${places} after it. ` +
