@@ -1,8 +1,9 @@
 // The API's half of the run ledger (shared/runs/): every write the API answers itself (notes,
 // statements, staging an account, and every refusal of a queued write before it is queued) is recorded
 // with the client's Data-Import-Run-Id, in one multi-row insert written once the answer is sent, so it
-// costs the request no latency. Which writes, and where each names its account, is in their endpoint
-// declarations (api/endpoint-routes.ts mounts this step for them); the account is recorded only when
+// costs the request no latency (a successful note or statement write records its rows in the
+// transaction that stores it instead). Which writes, and where each names its account, is in their
+// endpoint declarations (api/endpoint-routes.ts mounts this step for them); the account is recorded only when
 // the caller's organisation may use its supplier (shared/runs/ledger.repository.ts). Answers that come
 // from the queue are recorded by the worker, in the transaction that stores them, and are skipped here
 // (a replay was recorded when it first ran).
@@ -11,7 +12,7 @@ import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';
 import { parseRunId } from '../shared/requests/request-headers';
 import { entriesOf, readSubject, type LedgerSubjectFields } from '../shared/runs/ledger-entries';
-import { insertEntries } from '../shared/runs/ledger.repository';
+import { insertEntries, type RequestLedger } from '../shared/runs/ledger.repository';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -46,6 +47,23 @@ export function markQueuedAnswer(res: Response): void {
   res.locals.queuedAnswer = true;
 }
 
+/**
+ * A synchronous write that records its own rows in its transaction (notes, statements): what they
+ * name, and `recorded()` to call once that transaction has committed them (the answer then writes
+ * none). Undefined when the request is not recorded (no caller).
+ */
+export function ledgerInTransaction(res: Response): { run: RequestLedger; recorded(): void } | undefined {
+  const run = res.locals.ledgerRun as RequestLedger | undefined;
+  return (
+    run && {
+      run,
+      recorded: () => {
+        res.locals.ledgerRecorded = true;
+      },
+    }
+  );
+}
+
 /** Reads the run id of every data-import request, so its log line carries it. */
 export function runContext(): RequestHandler {
   return (req, _res, next) => {
@@ -71,7 +89,16 @@ export function recordRun(ctx: LedgerContext, route: LedgerRoute): RequestHandle
       noteAnswerBody(res, body);
       return json(body);
     };
+    res.locals.ledgerRun = {
+      organisationId: caller.organisationId,
+      runId: req.runId ?? null,
+      requestId: req.requestId ?? '',
+      endpoint: route.endpoint,
+      subject,
+    } satisfies RequestLedger;
     res.once('finish', () => {
+      // The write's own transaction recorded it (see ledgerInTransaction).
+      if (res.locals.ledgerRecorded === true) return;
       const status = res.statusCode;
       const code = res.locals.errorCode as string | undefined;
       // Load shedding and rate limits name no outcome; result_pending's outcome comes from the worker.

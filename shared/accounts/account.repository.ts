@@ -63,6 +63,18 @@ const FIND_IMPORTED_ACCOUNT: Prepared = {
             AND p.state = 'IMPORTED'`,
 };
 
+/**
+ * The account a write goes to, for writes that look it up in their own statement (notes, statements):
+ * `$1` the organisation, `$2` the supplier, `$3` the external number; its id, the supplier's status
+ * (the caller checks Ongoing) and document root. The same joins as FIND_IMPORTED_ACCOUNT.
+ */
+export const WRITABLE_ACCOUNT_SQL = `SELECT a.id, s.status::text AS status, s.document_root
+           FROM account_import_processes p
+           JOIN organisation_suppliers os ON os.supplier_code = p.supplier_code AND os.organisation_id = $1
+           JOIN import_suppliers s ON s.code = p.supplier_code
+           JOIN accounts a ON a.process_id = p.id
+          WHERE p.supplier_code = $2 AND p.external_account_number = $3 AND p.state = 'IMPORTED'`;
+
 /** The imported account behind (supplier, external number), or undefined when it is not imported or not visible. */
 export async function findImportedAccount(
   db: Sql,

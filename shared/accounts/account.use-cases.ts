@@ -59,22 +59,31 @@ export async function resolveWritableAccount(
   const external = ref.external_account_number ?? ref.account_number;
   const account = external && (await repo.findImportedAccount(db.pool, organisationId, ref.import_supplier, external));
   if (!account) throw accountNotFound();
-  if (account.supplierStatus !== 'Ongoing') {
+  assertWritable(ref.import_supplier, account.supplierStatus);
+  return account;
+}
+
+/**
+ * The refusals of a write to an account that is not there for the caller (null: not imported or not
+ * visible, 404 account_not_found) or whose supplier's migration is not Ongoing (400).
+ */
+export function assertWritable(importSupplier: string, supplierStatus: string | null): void {
+  if (supplierStatus === null) throw accountNotFound();
+  if (supplierStatus !== 'Ongoing') {
     throw new ValidationError(
       [
         {
           attr: 'import_supplier',
           code: 'import_supplier_migration_not_ongoing',
-          detail: `Migration for import supplier ${ref.import_supplier} is ${account.supplierStatus}; it accepts no data.`,
+          detail: `Migration for import supplier ${importSupplier} is ${supplierStatus}; it accepts no data.`,
         },
       ],
-      `Migration for import supplier ${ref.import_supplier} is ${account.supplierStatus}.`,
+      `Migration for import supplier ${importSupplier} is ${supplierStatus}.`,
       'import_supplier_migration_not_ongoing',
     );
   }
-  return account;
 }
 
 // What other components may use (they never import account.repository.ts): whether a caller may use a
 // supplier (reconciliation), and the process lists as a stream (the support page's CSV downloads).
-export { isSupplierVisible, streamProcessList } from './account.repository';
+export { isSupplierVisible, streamProcessList, WRITABLE_ACCOUNT_SQL } from './account.repository';

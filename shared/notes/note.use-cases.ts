@@ -1,8 +1,13 @@
 // POST /v1/data-import/notes/create/: add notes to an imported account, skipping the ones it has.
-import { resolveWritableAccount } from '../accounts/account.use-cases';
+// One transaction of two statements in one round trip (note.repository.ts): the account's checks, the
+// per-account lock, the dedup, the insert and the request's run-ledger rows.
+import { assertWritable } from '../accounts/account.use-cases';
 import type { Config } from '../platform/config';
-import { inTransaction, type Database } from '../platform/db';
-import { formatDateTime, resolveDocumentLocation, wholeSecond } from '../platform/fields';
+import type { Database } from '../platform/db';
+import { accountNotFound } from '../platform/errors';
+import { formatDateTime, wholeSecond } from '../platform/fields';
+import { inOneRoundTrip } from '../platform/one-round-trip';
+import { entriesOf, type RequestLedger } from '../runs/ledger.public';
 import * as repo from './note.repository';
 import type { NoteInput, NoteResult, NotesRequest } from './note.schemas';
 
@@ -10,92 +15,76 @@ export interface NoteDeps {
   db: Database;
   config: Pick<Config, 'DOCUMENT_BUCKET'>;
   now?: () => Date;
+  /** Bounds each statement of the write (the lock wait included); 15 s unless a test says otherwise. */
+  statementTimeoutMs?: number;
 }
 
-// Bounds each statement of the write (the lock wait included).
+/** The request's run-ledger rows, written by the write's transaction; `recorded` once it committed them. */
+export interface LedgerInTransaction {
+  run: RequestLedger;
+  recorded(): void;
+}
+
 const STATEMENT_TIMEOUT_MS = 15_000;
+
+// The rows an answer with one note of each status records (the counts come from the write).
+const STATUSES: NoteResult['status'][] = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'];
 
 export async function createNotes(
   deps: NoteDeps,
   organisationId: number,
   request: NotesRequest,
+  ledger?: LedgerInTransaction,
 ): Promise<NoteResult[]> {
-  const account = await resolveWritableAccount(deps.db, organisationId, request);
+  // Notes also take the contract's deprecated `account_number` (checked equal when both come).
+  const external = request.external_account_number ?? request.account_number;
+  if (!external) throw accountNotFound();
   // Note datetimes are whole seconds (see wholeSecond): a defaulted created_at is the current second.
   const now = wholeSecond(deps.now?.() ?? new Date());
-  const notes = request.notes.map((n) => toNewNote(n, now, deps.config.DOCUMENT_BUCKET, account.documentRoot));
-  if (notes.length === 0) return [];
-  // A note sent without created_at matches a same-body note from any time.
-  const lookups = notes.map((n, i) => ({ ...n, createdAt: request.notes[i]!.created_at ? n.createdAt : null }));
-
-  const decided = await inTransaction(
-    deps.db,
-    async (sql) => {
-      await repo.lockAccountNotes(sql, account.accountId);
-      const existing = await repo.findExistingNotes(sql, account.accountId, lookups);
-      const decisions = decideStatuses(request.notes, notes, existing);
-      // A dry run decides every note as the real call would and stores none of them.
-      if (request.dry_run) return decisions;
-      await repo.insertNotes(
-        sql,
-        account.accountId,
-        notes.filter((_, i) => decisions[i]!.stored === undefined),
-      );
-      return decisions;
-    },
-    STATEMENT_TIMEOUT_MS,
-  );
-
+  const notes = request.notes.map((n) => toNewNote(n, now));
+  // An empty list still answers the account's refusals; its ledger row is the API's (no item to count).
+  const recorded = ledger && notes.length > 0 ? ledger : undefined;
+  const template =
+    recorded &&
+    entriesOf(
+      recorded.run.subject,
+      201,
+      STATUSES.map((status) => ({ status })),
+    );
+  const statements = repo.notesStatements({
+    organisationId,
+    supplierCode: request.import_supplier,
+    externalAccountNumber: external,
+    bucket: deps.config.DOCUMENT_BUCKET,
+    dryRun: request.dry_run === true,
+    timeoutMs: deps.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS,
+    // A note sent without created_at matches a same-body note from any time.
+    notes: notes.map((note, i) => ({ note, sentAt: request.notes[i]!.created_at ? note.createdAt : null })),
+    ledger: recorded && template ? { run: recorded.run, template } : undefined,
+  });
+  const [, written] = await inOneRoundTrip(deps.db, statements);
+  const outcome = repo.notesOutcome(written!.rows as Parameters<typeof repo.notesOutcome>[0]);
+  assertWritable(request.import_supplier, outcome.supplierStatus);
+  if (!('fates' in outcome)) throw accountNotFound();
+  recorded?.recorded();
   return request.notes.map((input, i) => {
-    const { stored } = decided[i]!;
-    return stored ? existingResult(input, notes[i]!, stored) : createdResult(input, notes[i]!);
+    const fate = outcome.fates[i]!;
+    if (fate.kind === 'new') return createdResult(input, notes[i]!);
+    return existingResult(input, notes[i]!, fate.kind === 'stored' ? fate.stored : notes[fate.index]!);
   });
 }
 
-function toNewNote(input: NoteInput, now: Date, bucket: string, documentRoot: string): repo.NewNote {
+/** The note as it will be stored; the write adds each document's location (from the supplier's root). */
+function toNewNote(input: NoteInput, now: Date): repo.NewNote {
   return {
     body: input.body ?? null,
-    documents: (input.document_paths ?? []).map(({ document_path }) => ({
-      document_path,
-      location: resolveDocumentLocation(bucket, documentRoot, document_path),
-    })),
+    documents: (input.document_paths ?? []).map(({ document_path }) => ({ document_path, location: '' })),
     createdAt: input.created_at ? wholeSecond(input.created_at) : now,
     isPinned: input.is_pinned ?? false,
     unpinAt: input.unpin_at ? wholeSecond(input.unpin_at) : null,
     isArchived: input.is_archived ?? false,
     externalId: input.external_id ?? null,
   };
-}
-
-/** A note's fate: `stored` is the note it duplicates (on the account, or created earlier in this request). */
-interface Decision {
-  stored?: repo.StoredNote;
-}
-
-/**
- * Walks the request in order: a note is new unless the account already has it or an earlier note of
- * this request was just created with the same key (and the same created_at, when this one sends one).
- * Same key: same body; for a note without a body, the same document paths (as note_dedup_key in SQL).
- */
-function decideStatuses(
-  inputs: NoteInput[],
-  notes: repo.NewNote[],
-  existing: Map<number, repo.StoredNote>,
-): Decision[] {
-  const createdByKey = new Map<string, repo.NewNote[]>();
-  return notes.map((note, i) => {
-    const onAccount = existing.get(i);
-    if (onAccount) return { stored: onAccount };
-    const key =
-      note.body !== null ? `b:${note.body}` : `d:${JSON.stringify(note.documents.map((d) => d.document_path))}`;
-    const sent = inputs[i]!.created_at && note.createdAt.getTime();
-    const earlier = createdByKey.get(key) ?? [];
-    const same = earlier.find((e) => sent === undefined || e.createdAt.getTime() === sent);
-    if (same) return { stored: same };
-    createdByKey.set(key, earlier);
-    earlier.push(note);
-    return {};
-  });
 }
 
 /** The spec's fields plus every optional field the caller sent (undefined ones vanish in JSON). */

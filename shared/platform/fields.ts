@@ -328,6 +328,11 @@ export const DocumentPath = z.string().superRefine((p, ctx) => {
   }
 });
 
+/** resolveDocumentLocation in SQL, over three text expressions (for writes that read the root themselves). */
+export function documentLocationSql(bucket: string, documentRoot: string, path: string): string {
+  return `concat_ws('/', nullif(${bucket}, ''), nullif(btrim(${documentRoot}, '/'), ''), nullif(${path}, ''))`;
+}
+
 /** `<bucket>/<supplier document root>/<path>`: where the document lives in object storage. */
 export function resolveDocumentLocation(bucket: string, documentRoot: string, path: string): string {
   return [bucket, documentRoot.replace(/^\/+|\/+$/g, ''), path].filter((s) => s !== '').join('/');

@@ -58,6 +58,37 @@ export async function insertEntries(
   );
 }
 
+/** A request the API answers itself, as its ledger rows name it (read by api/run-ledger.ts). */
+export interface RequestLedger {
+  organisationId: number;
+  runId: string | null;
+  requestId: string;
+  endpoint: string;
+  subject: LedgerSubject;
+}
+
+/**
+ * A synchronous write's rows written by its own transaction (so its request costs no statement after
+ * the answer): `template` is what `records` makes of the answer it will give, one row per item status
+ * with `items` 1 (entriesOf, as the API would record it), and the write's SQL inserts the rows whose
+ * `code` one of its counted statuses names, with that count. A statement's CTE, parameters `$org` (the
+ * organisation), `$template` (ledgerTemplate's JSON) and `counts` (a relation of `code text, items int`).
+ */
+export function countedLedgerInsert(org: string, template: string, counts: string): string {
+  return `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
+                                 http_status, dry_run, outcome, code, attr, detail, items)
+          SELECT ${org}, t.run_id, t.request_id, t.endpoint, t.supplier_code, t.external_account_number, t.http_status,
+                 t.dry_run, t.outcome, t.code, t.attr, t.detail, c.items
+            FROM jsonb_to_recordset(${template}::jsonb) AS t(run_id text, ${RECORD_COLUMNS})
+            JOIN ${counts} c ON c.code IS NOT DISTINCT FROM t.code`;
+}
+
+/** The template rows of `countedLedgerInsert`: the request's rows for an answer with one item of each status. */
+export function ledgerTemplate(ledger: RequestLedger, httpStatus: number, entries: LedgerEntry[]): string {
+  const rows = records([{ ...ledger, httpStatus, entries: entries.map((e) => ({ ...e, items: 1 })) }]);
+  return JSON.stringify(rows.map((r) => ({ ...r, run_id: ledger.runId })));
+}
+
 /**
  * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
  * run id come from each request's request_results row (the API stored them with it), and so does the
