@@ -1,5 +1,6 @@
 // One notes request is one transaction of at most two statements, sent in one round trip, with its
 // run-ledger rows: counted message by message on the pool the app is given (test/helpers/pg-messages.ts).
+import { notesStatements } from '../../shared/notes/note.repository';
 import { createNotes } from '../../shared/notes/note.use-cases';
 import { createTenant, type Tenant, type TestApp } from '../helpers/app';
 import { countMessages, type MessageCounter } from '../helpers/pg-messages';
@@ -213,5 +214,33 @@ describe('POST /v1/data-import/notes/create/ — one transaction, two statements
       holder.release();
     }
     expect(await storedNotes(app, account.id)).toEqual([]);
+  });
+
+  it('reaches every table through an index, on small unanalysed tables (no sequential scan)', async () => {
+    const account = await importAccount(app, tenant);
+    const note = {
+      body: 'b',
+      documents: [],
+      createdAt: new Date(),
+      isPinned: false,
+      unpinAt: null,
+      isArchived: false,
+      externalId: null,
+    };
+    const [, write] = notesStatements({
+      organisationId: tenant.report.organisations[0]!.id,
+      supplierCode: tenant.supplier,
+      externalAccountNumber: account.number,
+      bucket: 'b',
+      dryRun: false,
+      timeoutMs: 1000,
+      notes: [{ note, sentAt: null }],
+    });
+    const { rows } = await app.db.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${write!.text}`, write!.values);
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(
+      /Index (Only )?Scan using notes_account_id_dedup_key_idx|Bitmap Index Scan on notes_account_id_dedup_key_idx/,
+    );
+    expect(plan).not.toMatch(/Seq Scan/);
   });
 });

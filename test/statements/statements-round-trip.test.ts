@@ -1,5 +1,6 @@
 // One statements request is one transaction of at most two statements, sent in one round trip, with
 // its run-ledger rows: counted message by message on the pool the app is given.
+import { statementsStatements } from '../../shared/statements/statement.repository';
 import { createHistoricalStatements } from '../../shared/statements/statement.use-cases';
 import { createTenant, type Tenant, type TestApp } from '../helpers/app';
 import { countMessages, type MessageCounter } from '../helpers/pg-messages';
@@ -171,5 +172,32 @@ describe('POST /v1/data-import/historical-statements/create/ — one transaction
       holder.release();
     }
     expect(await storedStatements(app, account.id)).toEqual([]);
+  });
+
+  it('reaches every table through an index, on small unanalysed tables (no sequential scan)', async () => {
+    const account = await importAccount(app, tenant);
+    const [, write] = statementsStatements({
+      organisationId: tenant.report.organisations[0]!.id,
+      supplierCode: tenant.supplier,
+      externalAccountNumber: account.number,
+      bucket: 'b',
+      dryRun: false,
+      timeoutMs: 1000,
+      statements: [
+        {
+          statementId: 'E',
+          billPeriodFromDate: '2022-01-01',
+          billPeriodToDate: '2022-01-31',
+          issuedDate: null,
+          number: null,
+          grossAmount: null,
+          statementPath: null,
+        },
+      ],
+    });
+    const { rows } = await app.db.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${write!.text}`, write!.values);
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/historical_statements_account_id_statement_id_key/);
+    expect(plan).not.toMatch(/Seq Scan/);
   });
 });
