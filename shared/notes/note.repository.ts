@@ -30,7 +30,7 @@ const LOCK = `SELECT pg_advisory_xact_lock($1::int, hashtext(jsonb_build_array($
 // that created_at (the first of the key, or an earlier one that sent it), which it then repeats.
 const WRITE = `
 WITH account AS MATERIALIZED (${WRITABLE_ACCOUNT_SQL}),
-sent AS MATERIALIZED (
+docs AS MATERIALIZED (
   SELECT i.ord::int, i.body, i.sent_at, i.created_at, i.is_pinned, i.unpin_at, i.is_archived, i.external_id,
          (SELECT coalesce(jsonb_agg(jsonb_build_object('document_path', d.path,
                                                        'location', ${documentLocationSql('$4', 'a.document_root', 'd.path')})
@@ -41,6 +41,7 @@ sent AS MATERIALIZED (
                      $12::timestamptz[], $13::boolean[], $14::text[])
          WITH ORDINALITY AS i(body, paths, sent_at, created_at, is_pinned, unpin_at, is_archived, external_id, ord)
    WHERE a.status = 'Ongoing'),
+sent AS MATERIALIZED (SELECT d.*, note_dedup_key(d.body, d.documents) AS k FROM docs d),
 found AS MATERIALIZED (
   SELECT s.ord, n.body, n.documents, n.created_at, n.is_pinned, n.unpin_at, n.is_archived, n.external_id
     FROM sent s
@@ -49,14 +50,13 @@ found AS MATERIALIZED (
          SELECT n.body, n.documents, n.created_at, n.is_pinned, n.unpin_at, n.is_archived, n.external_id
            FROM notes n
           WHERE n.account_id = a.id
-            AND md5(note_dedup_key(n.body, n.documents)) = md5(note_dedup_key(s.body, s.documents))
-            AND note_dedup_key(n.body, n.documents) = note_dedup_key(s.body, s.documents)
+            AND md5(note_dedup_key(n.body, n.documents)) = md5(s.k)
+            AND note_dedup_key(n.body, n.documents) = s.k
             AND (s.sent_at IS NULL OR n.created_at = s.sent_at)
           ORDER BY n.documents = s.documents DESC, n.id
           LIMIT 1) n),
 fresh AS MATERIALIZED (
-  SELECT s.ord, s.sent_at, s.created_at, note_dedup_key(s.body, s.documents) AS k,
-         min(s.ord) OVER (PARTITION BY note_dedup_key(s.body, s.documents)) AS first_ord
+  SELECT s.ord, s.sent_at, s.created_at, s.k, min(s.ord) OVER (PARTITION BY s.k) AS first_ord
     FROM sent s
    WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.ord = s.ord)),
 kept AS (
@@ -132,7 +132,7 @@ export interface NotesWrite {
 }
 
 /** What the write decided for one note: a match on the account, an earlier note of the request, or new. */
-export type NoteFate = { kind: 'stored'; stored: StoredNote } | { kind: 'repeats'; index: number } | { kind: 'new' };
+type NoteFate = { kind: 'stored'; stored: StoredNote } | { kind: 'repeats'; index: number } | { kind: 'new' };
 
 export type NotesOutcome = { supplierStatus: null } | { supplierStatus: string; fates: NoteFate[] };
 
