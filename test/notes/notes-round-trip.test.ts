@@ -243,4 +243,39 @@ describe('POST /v1/data-import/notes/create/ — one transaction, two statements
     );
     expect(plan).not.toMatch(/Seq Scan/);
   });
+
+  it('answers 503 write_outcome_unknown when the connection is lost after the write went out, and stores nothing', async () => {
+    const account = await importAccount(app, tenant);
+    const holder = await app.db.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(
+        `SELECT pg_advisory_xact_lock($1::int, hashtext(jsonb_build_array($2::text, $3::text)::text))`,
+        [0x6e6f5465, tenant.supplier, account.number],
+      );
+      const answer = postNotes(app, tenant.token, {
+        import_supplier: tenant.supplier,
+        external_account_number: account.number,
+        notes: [{ body: 'cut off' }],
+      });
+      // The request's first statement waits for the lock: its server goes away.
+      const waiting = await until('the request waiting for the note lock', async () => {
+        const { rows } = await app.db.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'
+              AND pid <> $1`,
+          [(holder as unknown as { processID: number }).processID],
+        );
+        return rows[0]?.pid;
+      });
+      await app.db.pool.query('SELECT pg_terminate_backend($1)', [waiting]);
+      const res = await answer;
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('write_outcome_unknown');
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await storedNotes(app, account.id)).toEqual([]);
+  });
 });
