@@ -3,10 +3,10 @@
 // with the client's Data-Import-Run-Id, in one multi-row insert written once the answer is sent, so it
 // costs the request no latency (a successful note or statement write records its rows in the
 // transaction that stores it instead). Which writes, and where each names its account, is in their
-// endpoint declarations (api/endpoint-routes.ts mounts this step for them); the account is recorded only when
-// the caller's organisation may use its supplier (shared/runs/ledger.repository.ts). Answers that come
-// from the queue are recorded by the worker, in the transaction that stores them, and are skipped here
-// (a replay was recorded when it first ran).
+// endpoint declarations (api/endpoint-routes.ts mounts this step for them); the account is recorded
+// only when the caller's organisation may use its supplier (shared/runs/ledger.repository.ts).
+// Answers that come from the queue are recorded by the worker, in the transaction that stores them,
+// and are skipped here (a replay was recorded when it first ran).
 import type { RequestHandler, Response } from 'express';
 import type { Database } from '../shared/platform/db';
 import type { Logger } from '../shared/platform/logger';

@@ -1,8 +1,9 @@
-// Notes are written in batches (set-based look-up and insert), in plain SQL on pg: one request is one transaction of two statements
-// sent in one round trip (shared/platform/one-round-trip.ts). The first sets the transaction's
-// timeouts and takes the account's note lock; the second, which sees what the previous holder of the
-// lock committed, finds the account (visible, imported, its supplier Ongoing), each note's stored
-// match, decides every note in request order, inserts the new ones and the request's run-ledger rows.
+// Notes are written in batches (set-based look-up and insert), in plain SQL on pg: one request is one
+// transaction of two statements sent in one round trip (shared/platform/one-round-trip.ts). The first
+// sets the transaction's timeouts and takes the account's note lock; the second, which sees what the
+// previous holder of the lock committed, finds the account (visible, imported, its supplier Ongoing),
+// each note's stored match, decides every note in request order, inserts the new ones and the
+// request's run-ledger rows. Account creation inserts a new account's notes with insertNotes.
 import { countedLedgerInsert, ledgerTemplate, type RequestLedger } from '../runs/ledger.public';
 import { WRITABLE_ACCOUNT_SQL } from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
