@@ -1,10 +1,17 @@
 // Migration progress as the status and list endpoints report it.
 import type { Database } from '../platform/db';
 import type { SupplierStatus } from '../generated/prisma/client';
-import { accountNotFound, type AppError, NotFoundError, supplierNotFound, ValidationError } from '../platform/errors';
+import {
+  accountNotFound,
+  type AppError,
+  codeOfErrorBody,
+  NotFoundError,
+  supplierNotFound,
+  ValidationError,
+} from '../platform/errors';
 import { isStorableText } from '../platform/validation';
 import * as repo from './account.repository';
-import type { WritableAccountCache } from './writable-account-cache';
+import type { AccountKey, WritableAccountCache } from './writable-account-cache';
 
 export type TransferStatus = 'UNKNOWN' | 'IN_PROGRESS' | 'COMPLETED';
 
@@ -57,20 +64,46 @@ export async function openProcessList(
 export async function resolveWritableAccount(
   db: Database,
   organisationId: number,
-  ref: { import_supplier: string; external_account_number?: string; account_number?: string },
+  ref: WriteRef,
   cache?: WritableAccountCache,
 ): Promise<repo.ImportedAccount> {
-  // Notes and transactions also take the contract's deprecated `account_number` (checked equal when both come).
-  const external = ref.external_account_number ?? ref.account_number;
-  if (!external) throw accountNotFound();
-  const key = { organisationId, supplierCode: ref.import_supplier, externalAccountNumber: external };
+  const key = accountKeyOf(organisationId, ref);
+  if (!key) throw accountNotFound();
   const cached = cache?.get(key);
   if (cached) return cached;
-  const account = await repo.findImportedAccount(db.pool, organisationId, ref.import_supplier, external);
+  const account = await repo.findImportedAccount(
+    db.pool,
+    organisationId,
+    ref.import_supplier,
+    key.externalAccountNumber,
+  );
   const refusal = writeRefusal(ref.import_supplier, account && { writable: true, ...account });
   if (refusal) throw refusal;
   cache?.set(key, account!);
   return account!;
+}
+
+/**
+ * After a write resolved through `cache` was answered: when its commit refused the account (it changed
+ * under the cache's entry), the entry goes, so the next request looks the account up again.
+ */
+export function forgetRefusedAccount(
+  cache: WritableAccountCache,
+  organisationId: number,
+  ref: WriteRef,
+  answer: { status: number; body: unknown },
+): void {
+  const code = answer.status >= 400 ? codeOfErrorBody(answer.body) : undefined;
+  const key = accountKeyOf(organisationId, ref);
+  if (key && (code === 'account_not_found' || code === 'import_supplier_migration_not_ongoing')) cache.delete(key);
+}
+
+type WriteRef = { import_supplier: string; external_account_number?: string; account_number?: string };
+
+function accountKeyOf(organisationId: number, ref: WriteRef): AccountKey | undefined {
+  // Notes and transactions also take the contract's deprecated `account_number` (checked equal when both come).
+  const external = ref.external_account_number ?? ref.account_number;
+  return external ? { organisationId, supplierCode: ref.import_supplier, externalAccountNumber: external } : undefined;
 }
 
 /**

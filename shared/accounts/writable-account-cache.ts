@@ -49,6 +49,11 @@ export class WritableAccountCache {
     return hit.account;
   }
 
+  /** Forgets `key`'s account: the write it resolved was refused where it committed. */
+  delete(key: AccountKey): void {
+    this.entries.delete(keyOf(key));
+  }
+
   /** Remembers a writable account (never a refusal) for the TTL. */
   set(key: AccountKey, account: ImportedAccount): void {
     if (this.opts.maxEntries <= 0 || this.opts.ttlMs <= 0) return;

@@ -114,6 +114,10 @@ describe('POST /v1/data-import/transactions/create/ — the account look-up cach
       expect({ status: second.status, body: second.body }).toEqual(expected);
       expect(lookups).toBe(2); // the first request's and uncachedRefusal's: not the second's
       expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).not.toContain('C-2');
+      // The refusal made the API forget the account: the next request looks it up again.
+      const third = await postTransactions(app, tenant.token, envelope(tenant, account, [payment('C-3')]));
+      expect({ status: third.status, body: third.body }).toEqual(expected);
+      expect(lookups).toBe(3);
     },
   );
 
