@@ -93,7 +93,9 @@ export function ledgerTemplate(ledger: RequestLedger, httpStatus: number, entrie
  * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
  * run id come from each request's request_results row (the API stored them with it), and so does the
  * account, which the API resolved before queueing (a request that creates its account has none yet: its
- * payload's names stand, validated by the API).
+ * payload's names stand, validated by the API). Each row found by its primary key, one index probe per
+ * entry: \`= ANY(ARRAY[…])\` is a join condition no hash or merge join can use, so the planner cannot
+ * scan a table that is still small (or not analysed) and hash the entries against it.
  */
 export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): Promise<void> {
   const rows = records(requests);
@@ -105,9 +107,9 @@ export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): P
             coalesce(p.external_account_number, e.external_account_number), e.http_status, e.dry_run, e.outcome,
             e.code, e.attr, e.detail, e.items
        FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
-       JOIN request_results r ON r.id = e.request_id
-       LEFT JOIN accounts a ON a.id = r.account_id
-       LEFT JOIN account_import_processes p ON p.id = a.process_id`,
+       JOIN request_results r ON r.id = ANY(ARRAY[e.request_id])
+       LEFT JOIN accounts a ON a.id = ANY(ARRAY[r.account_id])
+       LEFT JOIN account_import_processes p ON p.id = ANY(ARRAY[a.process_id])`,
     [JSON.stringify(rows)],
   );
 }

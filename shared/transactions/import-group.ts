@@ -2,7 +2,8 @@
 // requests, in the transaction that stores their answers (transaction.job.ts declares the job;
 // shared/requests/queued-job.ts opens the transaction).
 import type { Sql } from '../platform/db';
-import { accountNotFound } from '../platform/errors';
+import { writeRefusal } from '../accounts/account.use-cases';
+import { AppError } from '../platform/errors';
 import { refusalAnswer, type Answer } from '../requests/answer';
 import {
   isMoved,
@@ -22,6 +23,8 @@ import type { TransactionImport } from './transaction.validation';
 /** One queued request's import, as a worker runs it. */
 export interface ImportRun {
   accountId: number;
+  /** The organisation that sent the request: the account must still be visible to it. */
+  organisationId: number;
   resultId: string;
   import: TransactionImport;
 }
@@ -38,16 +41,11 @@ export async function importTransactionGroup(
   now: Date,
   locks: { wait: boolean },
 ): Promise<Answer[]> {
-  // Alone, an import waits for its account; in a group it does not (see shared/requests/group-commit.ts).
-  const accounts = await repo.lockAccounts(
-    tx,
-    runs.map((r) => r.accountId),
-    locks,
-  );
+  const accounts = await lockWritableAccounts(tx, runs, locks);
   const existing = await repo.findExistingTransactions(
     tx,
     runs
-      .filter((r) => r.import.options.check_previously_added && accounts.has(r.accountId))
+      .filter((r) => r.import.options.check_previously_added && !(accounts.get(r) instanceof AppError))
       .map((r) => ({
         accountId: r.accountId,
         transactionIds: r.import.request.transactions.map((t) => t.transaction_id),
@@ -57,10 +55,9 @@ export async function importTransactionGroup(
   const outcomes = new Map<ImportRun, Answer>();
   for (const run of runs) {
     const { options, request, echoes } = run.import;
-    const account = accounts.get(run.accountId);
-    // Deleted between the API's check and this job: answer as the API would have.
-    if (!account) {
-      outcomes.set(run, refusalAnswer(accountNotFound()));
+    const account = accounts.get(run)!;
+    if (account instanceof AppError) {
+      outcomes.set(run, refusalAnswer(account));
       continue;
     }
     const { planned, rejected } = planImport(
@@ -92,6 +89,35 @@ export async function importTransactionGroup(
     outcomes.set(run, created(planned, ids.get(run.accountId)!));
   }
   return runs.map((run) => outcomes.get(run)!);
+}
+
+/**
+ * Locks the runs' accounts (one statement) and gives each run its account, or what the API would answer
+ * now for it: its look-up may have come from a cache, and the account, its supplier's migration or the
+ * organisation's suppliers may have changed since (a 404 account_not_found or a 400
+ * import_supplier_migration_not_ongoing, the API's very bodies).
+ */
+async function lockWritableAccounts(
+  tx: Sql,
+  runs: ImportRun[],
+  locks: { wait: boolean },
+): Promise<Map<ImportRun, LockedAccount | AppError>> {
+  // Alone, an import waits for its account; in a group it does not (see shared/requests/group-commit.ts).
+  const accounts = await repo.lockAccounts(
+    tx,
+    runs.map((r) => ({
+      accountId: r.accountId,
+      organisationId: r.organisationId,
+      supplierCode: r.import.request.import_supplier,
+    })),
+    locks,
+  );
+  return new Map(
+    runs.map((run) => {
+      const account = accounts.get(run.accountId);
+      return [run, writeRefusal(run.import.request.import_supplier, account) ?? account!];
+    }),
+  );
 }
 
 function created(planned: PlannedTransaction[], ids: Map<string, number>): Answer {

@@ -5,7 +5,7 @@ import { describePeriod, nearestDayWithin } from './statement-period';
 import { sameJson, toTransactionData, type TransactionData } from './transaction-data';
 import type { FieldError } from '../platform/errors';
 import { TransactionImportError } from './transaction.errors';
-import type { LockedAccount, NewTransaction, OpenPeriod } from './transaction.repository';
+import type { PlannedAccount, NewTransaction, OpenPeriod } from './transaction.repository';
 import type { TransactionInput } from './transaction.schemas';
 
 export interface PlannedTransaction {
@@ -30,7 +30,7 @@ export interface PlannedTransaction {
 export function planImport(
   transactions: TransactionInput[],
   existing: Map<string, TransactionData>,
-  account: LockedAccount,
+  account: PlannedAccount,
   force: boolean,
   echoes?: TransactionData[],
   positions?: number[],
@@ -116,7 +116,7 @@ export function movedNoteBody(moved: PlannedTransaction[], period: OpenPeriod): 
   ].join('\n');
 }
 
-function outsidePeriod(index: number, data: TransactionData, account: LockedAccount, period: OpenPeriod): Rejection {
+function outsidePeriod(index: number, data: TransactionData, account: PlannedAccount, period: OpenPeriod): Rejection {
   const detail =
     `${String(data.transaction_date)} of ${String(data.type)} transaction "${String(data.transaction_id)}" ` +
     `of ${String(data.amount)} is not within the open statement period ${describePeriod(period)} of account ` +
@@ -130,7 +130,7 @@ function outsidePeriod(index: number, data: TransactionData, account: LockedAcco
   };
 }
 
-function noOpenPeriod(index: number, data: TransactionData, account: LockedAccount): Rejection {
+function noOpenPeriod(index: number, data: TransactionData, account: PlannedAccount): Rejection {
   const detail =
     `Account ${account.platformAccountNumber} has no open statement period to add ` +
     `transaction "${String(data.transaction_id)}" to.`;

@@ -34,6 +34,7 @@ export const transactionImportJob = queuedRequestJob({
       tx,
       requests.map(({ request }) => ({
         accountId: accountOf(request),
+        organisationId: request.organisationId,
         resultId: request.resultId,
         import: request.payload,
       })),

@@ -1,6 +1,7 @@
 // Transactions and what an import reads and writes around them. Set-based on purpose: one lookup and
 // one INSERT … SELECT per request, whatever its size (the design measured ~10× the throughput of
 // createMany at 100 rows). Plain SQL, run on a pg transaction or inside a Prisma one (asSql).
+import type { SupplierStatus } from '../generated/prisma/client';
 import type { Prepared, Sql } from '../platform/db';
 import { wholeSecond } from '../platform/fields';
 import type { TransactionData } from './transaction-data';
@@ -12,20 +13,48 @@ export interface OpenPeriod {
   endsOn: string | null;
 }
 
-export interface LockedAccount {
+/** What an import is planned against (import-plan.ts). */
+export interface PlannedAccount {
   platformAccountNumber: string;
   openPeriod: OpenPeriod | null;
 }
 
+export interface LockedAccount extends PlannedAccount {
+  /**
+   * Still what the API resolved (shared/accounts/account.use-cases.ts resolveWritableAccount, maybe from
+   * its cache): imported, under the request's supplier, which the request's organisation still has.
+   */
+  writable: boolean;
+  supplierStatus: SupplierStatus;
+}
+
+/** An account a group writes to, with what the API resolved it from. */
+export interface AccountToLock {
+  accountId: number;
+  organisationId: number;
+  supplierCode: string;
+}
+
 // Run for every group of imports (a worker's group commit): prepared once per connection (see Prepared).
 // Accounts are locked in id order, so two groups never wait for each other in a cycle; a group of
-// several imports does not wait at all (NOWAIT, see lockAccounts).
+// several imports does not wait at all (NOWAIT, see lockAccounts). The same statement reads again what
+// the API's (cached) account look-up decided, so the check costs no round trip: \`writable\` is that
+// look-up's condition (shared/accounts/account.repository.ts FIND_IMPORTED_ACCOUNT) for this account.
+// Every row by its key, one index probe per account: \`= ANY(ARRAY[…])\` is a join condition no hash
+// or merge join can use, so the planner cannot scan a table that is small or not analysed instead.
 const lockAccountsStatement = (wait: boolean): Prepared => ({
-  name: wait ? 'transactions.lock-accounts' : 'transactions.lock-accounts-nowait',
-  text: `SELECT a.id, a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on
-           FROM accounts a
-           LEFT JOIN statement_periods p ON p.account_id = a.id AND p.is_open
-          WHERE a.id = ANY($1::int[])
+  name: wait ? 'transactions.lock-accounts-checked' : 'transactions.lock-accounts-checked-nowait',
+  text: `SELECT a.id, a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on,
+                s.status::text AS supplier_status,
+                (ip.state = 'IMPORTED' AND ip.supplier_code = k.supplier_code
+                 AND EXISTS (SELECT 1 FROM organisation_suppliers os
+                              WHERE os.organisation_id = k.organisation_id AND os.supplier_code = k.supplier_code))
+                  AS writable
+           FROM unnest($1::int[], $2::int[], $3::text[]) AS k(account_id, organisation_id, supplier_code)
+           JOIN accounts a ON a.id = ANY(ARRAY[k.account_id])
+           JOIN account_import_processes ip ON ip.id = ANY(ARRAY[a.process_id])
+           JOIN import_suppliers s ON s.code = ip.supplier_code
+           LEFT JOIN statement_periods p ON p.account_id = ANY(ARRAY[a.id]) AND p.is_open
           ORDER BY a.id
             FOR NO KEY UPDATE OF a${wait ? '' : ' NOWAIT'}`,
 });
@@ -63,7 +92,8 @@ const INSERT: Prepared = {
 };
 
 /**
- * Locks the accounts' rows until the transaction ends and reads each one's open statement period.
+ * Locks the accounts' rows until the transaction ends and reads each one's open statement period, and
+ * whether the request may still write to it (LockedAccount's `writable` and `supplierStatus`).
  * Every import for an account takes this lock first, so two requests can never both find a
  * transaction_id absent and both add it. NO KEY UPDATE, not UPDATE: it serialises imports (and payment
  * instructions, which lock FOR UPDATE) but not the KEY SHARE locks that inserting notes or statements
@@ -72,7 +102,7 @@ const INSERT: Prepared = {
  */
 export async function lockAccounts(
   db: Sql,
-  accountIds: number[],
+  accounts: AccountToLock[],
   opts: { wait: boolean },
 ): Promise<Map<number, LockedAccount>> {
   const { rows } = await db.query<{
@@ -80,13 +110,21 @@ export async function lockAccounts(
     platform_account_number: string;
     starts_on: string | null;
     ends_on: string | null;
-  }>(opts.wait ? LOCK_ACCOUNTS : LOCK_ACCOUNTS_NOWAIT, [accountIds]);
+    supplier_status: SupplierStatus;
+    writable: boolean;
+  }>(opts.wait ? LOCK_ACCOUNTS : LOCK_ACCOUNTS_NOWAIT, [
+    accounts.map((a) => a.accountId),
+    accounts.map((a) => a.organisationId),
+    accounts.map((a) => a.supplierCode),
+  ]);
   return new Map(
     rows.map((row) => [
       row.id,
       {
         platformAccountNumber: row.platform_account_number,
         openPeriod: row.starts_on === null ? null : { startsOn: row.starts_on, endsOn: row.ends_on },
+        writable: row.writable,
+        supplierStatus: row.supplier_status,
       },
     ]),
   );

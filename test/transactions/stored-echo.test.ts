@@ -7,7 +7,14 @@ import { importTransactionGroup } from '../../shared/transactions/import-group';
 import { parseTransactionImport } from '../../shared/transactions/transaction.validation';
 import { startTenantApp } from '../helpers/tenant-app';
 import type { Tenant, TestApp } from '../helpers/app';
-import { envelope, importedAccount, payment, postTransactions, storedTransactions } from './transactions.fixture';
+import {
+  envelope,
+  importedAccount,
+  organisationOf,
+  payment,
+  postTransactions,
+  storedTransactions,
+} from './transactions.fixture';
 
 describe('POST /v1/data-import/transactions/create/ — an existing transaction is echoed as stored', () => {
   let app: TestApp;
@@ -105,6 +112,7 @@ describe('POST /v1/data-import/transactions/create/ — an existing transaction 
     }
     const runs = accounts.map((account) => ({
       accountId: account.accountId,
+      organisationId: organisationOf(tenant),
       resultId: randomUUID(),
       import: parseTransactionImport({
         options: {},
