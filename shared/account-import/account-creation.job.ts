@@ -36,6 +36,7 @@ import {
   importProcessDoesNotExist,
   lockProcess,
   markCreationStarted,
+  stripeInstructionsOf,
   type CreateAccountInput,
   type VerifiedInstruction,
 } from './create-account';
@@ -148,15 +149,6 @@ async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobCo
     }
   }
   return prepared;
-}
-
-/** The STRIPE instructions of a dry run's account (validated by the API). */
-function stripeInstructionsOf(account: Record<string, unknown>): repo.StagedStripeInstruction[] {
-  const list = Array.isArray(account.payment_instructions) ? (account.payment_instructions as unknown[]) : [];
-  return list.flatMap((item, index) => {
-    const i = item as { vendor?: unknown; type?: unknown; reference?: unknown };
-    return i.vendor === 'STRIPE' ? [{ index, type: i.type as never, reference: String(i.reference) }] : [];
-  });
 }
 
 /** A vendor's refusal of an instruction, at that instruction (`payment_instructions.0.reference`). */

@@ -13,7 +13,7 @@ import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from
 import { AlreadyImportedError, checkAgainstDatabase, migrationNotOngoing } from './account-import.use-cases';
 import * as creation from './create-account.repository';
 import { creationInProgress } from './account-bounds';
-import { drawPlatformNumber, latestErrorOf, transition } from './process-lifecycle';
+import { drawPlatformNumber, latestErrorOf, transition, transitionAnswering } from './process-lifecycle';
 
 /** A STRIPE instruction the job verified with the vendor: what to store as its vendor details. */
 export interface VerifiedInstruction {
@@ -61,15 +61,26 @@ export async function markCreationStarted(
   input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'resultId'> & { schedule?: string },
   now: Date,
 ): Promise<{ stripeInstructions: creation.StagedStripeInstruction[] } | undefined> {
-  const id = await transition(db, {
+  // The staged instructions come back from the statement that takes the process (one round trip).
+  const moved = await transitionAnswering(db, {
     process: { supplierCode: input.supplierCode, externalAccountNumber: input.externalAccountNumber },
     event: 'start',
     now,
     holder: input.resultId,
     schedule: input.schedule,
+    withInstructions: true,
   });
-  if (id === undefined) return undefined;
-  return { stripeInstructions: await creation.stagedStripeInstructions(db, id) };
+  if (moved === undefined) return undefined;
+  return { stripeInstructions: stripeInstructionsOf({ payment_instructions: moved.instructions }) };
+}
+
+/** The STRIPE instructions of an account (validated by the API when staged or scheduled), by index. */
+export function stripeInstructionsOf(account: Record<string, unknown>): creation.StagedStripeInstruction[] {
+  const list = Array.isArray(account.payment_instructions) ? (account.payment_instructions as unknown[]) : [];
+  return list.flatMap((item, index) => {
+    const i = item as { vendor?: unknown; type?: unknown; reference?: unknown };
+    return i.vendor === 'STRIPE' ? [{ index, type: i.type as never, reference: String(i.reference) }] : [];
+  });
 }
 
 /**
