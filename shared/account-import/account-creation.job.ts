@@ -33,10 +33,12 @@ import * as repo from './create-account.repository';
 import {
   createLockedAccount,
   endHold,
+  insertAccountRows,
   importProcessDoesNotExist,
   lockProcess,
   markCreationStarted,
   stripeInstructionsOf,
+  type AccountRows,
   type CreateAccountInput,
   type VerifiedInstruction,
 } from './create-account';
@@ -189,7 +191,10 @@ async function createInGroup(
   locks: { wait: boolean },
 ): Promise<Answer[]> {
   const answers: Answer[] = [];
-  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now, locks));
+  // The group's accounts' other rows: one statement per table for the group, before it commits.
+  const rows: AccountRows[] = [];
+  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now, locks, rows));
+  await insertAccountRows(tx, rows);
   return answers;
 }
 
@@ -199,6 +204,7 @@ async function createOne(
   prepared: Prepared,
   now: Date,
   locks: { wait: boolean },
+  rows: AccountRows[],
 ): Promise<Answer> {
   const p = request.payload;
   const input: CreateAccountInput = {
@@ -225,7 +231,7 @@ async function createOne(
     await endHold(tx, process.id, input, now, { event: 'refuse', error: refusal });
     return refusalAnswer(refusal);
   }
-  return answerOf(await createLockedAccount(tx, process, input, now));
+  return answerOf(await createLockedAccount(tx, process, input, now, rows));
 }
 
 /**
