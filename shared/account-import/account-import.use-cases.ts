@@ -187,7 +187,7 @@ export async function validateV2(db: Database, organisationId: number, body: unk
 }
 
 /** A v2 body's `payload`; a missing or malformed one is reported at `payload` (the account's own faults at its fields). */
-export function v2Payload(body: unknown): unknown {
+function v2Payload(body: unknown): unknown {
   const payload = (body as { payload?: unknown } | null)?.payload;
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) parseOrThrow(V2ValidateRequest, body);
   return payload;
@@ -208,7 +208,7 @@ export function accountJson(a: EnergyAccount): string {
 }
 
 /** What staging checks before it writes (a v2 dry run stops here): the account, validated. */
-export async function checkStageable(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
+async function checkStageable(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
   const { account, status } = await parseVisible(db, organisationId, body);
   if (status !== 'Ongoing') throw migrationNotOngoing(account.import_supplier, status);
   throwIfAny(await checkAgainstDatabase(db.pool, account));

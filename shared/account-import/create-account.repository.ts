@@ -204,7 +204,7 @@ export interface StagedStripeInstruction {
 }
 
 /** The STRIPE instructions of a process's staged account (validated when staged), for the job to verify. */
-export async function stagedStripeInstructions(db: Sql, processId: number): Promise<StagedStripeInstruction[]> {
+async function stagedStripeInstructions(db: Sql, processId: number): Promise<StagedStripeInstruction[]> {
   const { rows } = await db.query<{ stripe: StagedStripeInstruction[] }>(
     `SELECT COALESCE((SELECT json_agg(json_build_object('index', i.ord - 1, 'type', i.value->>'type',
                                                         'reference', i.value->>'reference') ORDER BY i.ord)
