@@ -150,6 +150,11 @@ export function accountsRows(a: AccountsPhaseResult | undefined): Row[] {
       target: '',
     },
     {
+      figure: '  status polls per account',
+      value: `${+(a.statusRequests / Math.max(1, a.processed)).toFixed(2)}`,
+      target: '',
+    },
+    {
       figure: '  per account: DB transactions, rows inserted',
       value: `${a.database.transactionsPerAccount}, ${a.database.rowsInsertedPerAccount}`,
       target: '',

@@ -98,20 +98,32 @@ export const rescheduled = () =>
     'A later schedule of this account replaced this one; follow the account status for its outcome.',
   );
 
+/** A cap on an organisation's unanswered requests of one endpoint, and the code of its 429. */
+export interface CreationCap {
+  endpoint: string;
+  cap: number;
+  code: 'too_many_scheduled_creations' | 'too_many_concurrent_creations';
+}
+
+/** 429 when `unanswered` (a count bounded at the cap) has reached the cap. */
+export function refuseOverCap(unanswered: number, cap: CreationCap): void {
+  if (unanswered >= cap.cap) {
+    throw new OverloadError(
+      429,
+      cap.code,
+      `This organisation has ${cap.cap} account creations waiting already; retry after Retry-After, once some have finished.`,
+      RETRY_AFTER_SECONDS,
+    );
+  }
+}
+
 /** 429 when the organisation has `cap` requests of `endpoint` unanswered (a bounded count). */
 export async function checkCreationCap(
   db: Sql,
   organisationId: number,
   endpoint: string,
   cap: number,
-  code: 'too_many_scheduled_creations' | 'too_many_concurrent_creations',
+  code: CreationCap['code'],
 ): Promise<void> {
-  if ((await countUnanswered(db, organisationId, endpoint, cap)) >= cap) {
-    throw new OverloadError(
-      429,
-      code,
-      `This organisation has ${cap} account creations waiting already; retry after Retry-After, once some have finished.`,
-      RETRY_AFTER_SECONDS,
-    );
-  }
+  refuseOverCap(await countUnanswered(db, organisationId, endpoint, cap), { endpoint, cap, code });
 }

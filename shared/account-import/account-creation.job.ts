@@ -33,9 +33,12 @@ import * as repo from './create-account.repository';
 import {
   createLockedAccount,
   endHold,
+  insertAccountRows,
   importProcessDoesNotExist,
   lockProcess,
   markCreationStarted,
+  stripeInstructionsOf,
+  type AccountRows,
   type CreateAccountInput,
   type VerifiedInstruction,
 } from './create-account';
@@ -150,15 +153,6 @@ async function startCreation(request: QueuedRequest<AccountCreation>, ctx: JobCo
   return prepared;
 }
 
-/** The STRIPE instructions of a dry run's account (validated by the API). */
-function stripeInstructionsOf(account: Record<string, unknown>): repo.StagedStripeInstruction[] {
-  const list = Array.isArray(account.payment_instructions) ? (account.payment_instructions as unknown[]) : [];
-  return list.flatMap((item, index) => {
-    const i = item as { vendor?: unknown; type?: unknown; reference?: unknown };
-    return i.vendor === 'STRIPE' ? [{ index, type: i.type as never, reference: String(i.reference) }] : [];
-  });
-}
-
 /** A vendor's refusal of an instruction, at that instruction (`payment_instructions.0.reference`). */
 function atInstruction(err: AppError, index: number): ValidationError {
   const at = (attr: string) =>
@@ -197,7 +191,10 @@ async function createInGroup(
   locks: { wait: boolean },
 ): Promise<Answer[]> {
   const answers: Answer[] = [];
-  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now, locks));
+  // The group's accounts' other rows: one statement per table for the group, before it commits.
+  const rows: AccountRows[] = [];
+  for (const { request, prepared } of requests) answers.push(await createOne(tx, request, prepared, now, locks, rows));
+  await insertAccountRows(tx, rows);
   return answers;
 }
 
@@ -207,6 +204,7 @@ async function createOne(
   prepared: Prepared,
   now: Date,
   locks: { wait: boolean },
+  rows: AccountRows[],
 ): Promise<Answer> {
   const p = request.payload;
   const input: CreateAccountInput = {
@@ -233,7 +231,7 @@ async function createOne(
     await endHold(tx, process.id, input, now, { event: 'refuse', error: refusal });
     return refusalAnswer(refusal);
   }
-  return answerOf(await createLockedAccount(tx, process, input, now));
+  return answerOf(await createLockedAccount(tx, process, input, now, rows));
 }
 
 /**

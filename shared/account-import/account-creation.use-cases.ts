@@ -14,13 +14,7 @@ import { parseRequestHeaders, type RequestHeaders } from '../requests/request-he
 import { accountProcessJob, accountScheduleJob, type AccountCreation } from './account-creation.job';
 import * as creation from './creation-status.repository';
 import * as repo from './account-import.repository';
-import {
-  AlreadyImportedError,
-  accountJson,
-  checkStageable,
-  migrationNotOngoing,
-  v2Payload,
-} from './account-import.use-cases';
+import { AlreadyImportedError, accountJson, checkSchedulable, migrationNotOngoing } from './account-import.use-cases';
 import {
   checkCreationCap,
   creationInProgress,
@@ -125,15 +119,12 @@ export async function scheduleAccountCreation(
   if (replayed) return replayed;
 
   const window = scheduleWindow(params, now);
-  await checkCreationCap(
-    deps.db.pool,
-    caller.organisationId,
-    accountScheduleJob.endpoint,
-    MAX_SCHEDULED_PER_ORGANISATION,
-    'too_many_scheduled_creations',
-  );
-  // Validated by the rules of validate-account and staging; written only by a real schedule.
-  const account = await checkStageable(deps.db, caller.organisationId, v2Payload({ payload }));
+  // Validated by the rules of validate-account and staging (after the cap); written only by a real schedule.
+  const account = await checkSchedulable(deps.db, caller.organisationId, payload, {
+    endpoint: accountScheduleJob.endpoint,
+    cap: MAX_SCHEDULED_PER_ORGANISATION,
+    code: 'too_many_scheduled_creations',
+  });
   const names = { supplierCode: account.import_supplier, externalAccountNumber: account.external_account_number };
   const dryRun = params.is_dry_run ?? false;
   const accountAsJson = accountJson(account);
@@ -166,7 +157,7 @@ async function scheduleOnce(
     accountAsJson: string;
     payload: unknown;
     schedule: { dryRun: boolean; windowStart: Date; windowEnd: Date };
-    submit: (beforeEnqueue: (resultId: string) => Promise<void>) => Promise<{ resultId: string }>;
+    submit: (beforeEnqueue: (resultId: string) => Promise<void>) => Promise<{ resultId: string; replayed: boolean }>;
     /** The request an earlier one with this Idempotency-Key made, when this is its retry. */
     retryOf: string | undefined;
   },
@@ -199,8 +190,9 @@ async function scheduleOnce(
     throw refusal;
   };
   let resultId: string;
+  let replayed: boolean;
   try {
-    ({ resultId } = await s.submit(markScheduled));
+    ({ resultId, replayed } = await s.submit(markScheduled));
   } catch (err) {
     // Refused (not a queue fault): another schedule of the same data won the race and its job has
     // started or finished: its answer.
@@ -213,10 +205,10 @@ async function scheduleOnce(
   }
   if (current.scheduledRequestId !== null && current.scheduledRequestId !== resultId)
     await replaceSchedule(deps, current.scheduledRequestId);
-  return (
-    (await scheduledAnswer(deps.db, payload, resultId)) ??
-    scheduleAnswer(names.supplierCode, names.externalAccountNumber, resultId, schedule)
-  );
+  // A new request's SCHEDULED event is the one markScheduled has just written: its answer is this
+  // schedule's. A replayed one (the retry of a request whose job was lost) answers what it first did.
+  const fresh = scheduleAnswer(names.supplierCode, names.externalAccountNumber, resultId, schedule);
+  return replayed ? ((await scheduledAnswer(deps.db, payload, resultId)) ?? fresh) : fresh;
 }
 
 interface ScheduleDeps {

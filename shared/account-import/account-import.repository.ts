@@ -31,19 +31,32 @@ export interface DatabaseFacts {
   takenMeterPoints: Map<string, string>;
 }
 
+/** What a schedule reads with the facts: its supplier as the caller sees it, and the caller's unanswered requests. */
+export interface CallerFacts {
+  /** The supplier's migration status, undefined when the organisation may not use it. */
+  supplierStatus: SupplierStatus | undefined;
+  /** The organisation's unanswered requests of the capped endpoint, counted up to the cap. */
+  unanswered: number;
+}
+
 /**
  * The team (when named), the products and the meter points an account refers to, looked up in one
- * statement: one round trip, whether in the API's staging or in the creation job's transaction.
+ * statement: one round trip, whether in the API's staging or in the creation job's transaction. With
+ * `caller`, the same statement reads the supplier as the organisation sees it (findVisibleSupplier)
+ * and counts its unanswered requests of `caller.endpoint` up to `caller.cap` (countUnanswered).
  */
 export async function databaseFacts(
   db: Sql,
   refs: { team?: string; productCodes: string[]; supplierCode: string; identifiers: string[]; external: string },
-): Promise<DatabaseFacts> {
+  caller?: { organisationId: number; endpoint: string; cap: number },
+): Promise<DatabaseFacts & Partial<CallerFacts>> {
   const { rows } = await db.query<{
     team_exists: boolean;
     missing: string[];
     supply: Record<string, string> | null;
     taken: { identifier: string; external: string }[];
+    supplier_status: SupplierStatus | null;
+    unanswered: number | null;
   }>(
     `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM operations_teams WHERE name = $1)) AS team_exists,
             ARRAY(SELECT c.code FROM unnest($2::text[]) AS c(code)
@@ -56,13 +69,25 @@ export async function databaseFacts(
                         JOIN accounts a ON a.id = mp.account_id
                         JOIN account_import_processes p ON p.id = a.process_id
                        WHERE mp.supplier_code = $3 AND mp.identifier = ANY($4::text[])
-                         AND p.external_account_number <> $5), '[]'::json) AS taken`,
+                         AND p.external_account_number <> $5), '[]'::json) AS taken,
+            CASE WHEN $6::int IS NOT NULL THEN
+              (SELECT s.status::text FROM import_suppliers s
+                 JOIN organisation_suppliers os ON os.supplier_code = s.code AND os.organisation_id = $6
+                WHERE s.code = $3) END AS supplier_status,
+            CASE WHEN $6::int IS NOT NULL THEN
+              (SELECT count(*)::int FROM (
+                 SELECT 1 FROM request_results
+                  WHERE finished_at IS NULL AND organisation_id = $6 AND endpoint = $7
+                  LIMIT $8) pending) END AS unanswered`,
     [
       refs.team ?? null,
       [...new Set(refs.productCodes)],
       refs.supplierCode,
       [...new Set(refs.identifiers)],
       refs.external,
+      caller?.organisationId ?? null,
+      caller?.endpoint ?? null,
+      caller?.cap ?? null,
     ],
   );
   const r = rows[0]!;
@@ -71,6 +96,7 @@ export async function databaseFacts(
     missingProducts: new Set(r.missing),
     productSupply: new Map(Object.entries(r.supply ?? {})),
     takenMeterPoints: new Map(r.taken.map((t) => [t.identifier, t.external])),
+    ...(caller ? { supplierStatus: r.supplier_status ?? undefined, unanswered: r.unanswered ?? 0 } : {}),
   };
 }
 
@@ -123,20 +149,22 @@ export async function insertProcess(
   now: Date,
 ): Promise<number | undefined> {
   const inserted = await tx.query<{ id: number }>(
-    `WITH process AS (
-       INSERT INTO account_import_processes
-              (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
-       VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
-       ON CONFLICT (supplier_code, external_account_number) DO NOTHING
-       RETURNING id
-     )
-     INSERT INTO account_import_process_events (process_id, event, occurred_at)
-     SELECT id, $5, $4 FROM process
-     RETURNING process_id AS id`,
+    `WITH process AS (${INSERT_PROCESS}) ${INSERT_CREATED_EVENT} RETURNING process_id AS id`,
     [supplierCode, externalAccountNumber, payload, now, CREATED_EVENT],
   );
   return inserted.rows[0]?.id;
 }
+
+/** A new process ($1 supplier, $2 external number, $3 payload, $4 now), nothing when it exists; its id. */
+export const INSERT_PROCESS = `INSERT INTO account_import_processes
+              (supplier_code, external_account_number, state, staged_at, payload, status, created_at, modified_at)
+       VALUES ($1, $2, 'STAGED', $4, $3::jsonb, 'PENDING', $4, $4)
+       ON CONFLICT (supplier_code, external_account_number) DO NOTHING
+       RETURNING id`;
+
+/** The CREATED event ($5) of the process INSERT_PROCESS inserted (a CTE named `process`), at $4. */
+export const INSERT_CREATED_EVENT = `INSERT INTO account_import_process_events (process_id, event, occurred_at)
+     SELECT id, $5, $4 FROM process`;
 
 export interface ImportStatusRow {
   status: string;

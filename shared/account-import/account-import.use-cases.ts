@@ -14,7 +14,14 @@ import {
   type EnergyAccount,
 } from './energy-account';
 import * as repo from './account-import.repository';
-import { boundedErrors, checkAccountSize, creationInProgress } from './account-bounds';
+import {
+  boundedErrors,
+  checkAccountSize,
+  checkCreationCap,
+  creationInProgress,
+  refuseOverCap,
+  type CreationCap,
+} from './account-bounds';
 
 /** 400 once the process has an account: the contract's answer, with the account's number. */
 export class AlreadyImportedError extends ValidationError {
@@ -60,23 +67,28 @@ export function migrationNotOngoing(supplierCode: string, status: string, attr =
  * of the supplier supplies.
  */
 export async function checkAgainstDatabase(db: Sql, a: EnergyAccount): Promise<FieldError[]> {
+  // One statement: in the creation job's transaction every round trip holds the group's locks longer.
+  return faultsOf(a, await repo.databaseFacts(db, refsOf(a)));
+}
+
+/** What checkAgainstDatabase looks up of an account. */
+function refsOf(a: EnergyAccount) {
+  return {
+    team: a.operations_team_name,
+    productCodes: tariffCodesOf(a).map((c) => c.code),
+    supplierCode: a.import_supplier,
+    identifiers: meterPointsOf(a).map((p) => p.identifier),
+    external: a.external_account_number,
+  };
+}
+
+/** The faults the database's facts show in an account (checkAgainstDatabase). */
+function faultsOf(a: EnergyAccount, facts: repo.DatabaseFacts): FieldError[] {
   const errors: FieldError[] = [];
   const at = (path: (string | number)[]) => attrOf(path);
   const codes = tariffCodesOf(a);
   const points = meterPointsOf(a);
-  // One statement: in the creation job's transaction every round trip holds the group's locks longer.
-  const {
-    teamExists,
-    missingProducts: missing,
-    productSupply,
-    takenMeterPoints: taken,
-  } = await repo.databaseFacts(db, {
-    team: a.operations_team_name,
-    productCodes: codes.map((c) => c.code),
-    supplierCode: a.import_supplier,
-    identifiers: points.map((p) => p.identifier),
-    external: a.external_account_number,
-  });
+  const { teamExists, missingProducts: missing, productSupply, takenMeterPoints: taken } = facts;
   if (!teamExists) {
     errors.push({
       attr: at(['operations_team_name']),
@@ -124,16 +136,20 @@ function throwIfAny(errors: FieldError[]): void {
  * supplier (404 when the organisation may not use it). A 400 lists at most MAX_LISTED_ERRORS faults.
  */
 async function parseVisible(db: Database, organisationId: number, body: unknown) {
-  checkAccountSize(body);
-  let account: EnergyAccount;
-  try {
-    account = parseOrThrow(EnergyAccountSchema, body);
-  } catch (err) {
-    throw err instanceof ValidationError ? boundedErrors(err) : err;
-  }
+  const account = parseAccount(body);
   const status = await repo.findVisibleSupplier(db.pool, organisationId, account.import_supplier);
   if (status === undefined) throw supplierNotFound();
   return { account, status };
+}
+
+/** The account's fields and cross-checks, after its size bound (413): the validated account, or a bounded 400. */
+function parseAccount(body: unknown): EnergyAccount {
+  checkAccountSize(body);
+  try {
+    return parseOrThrow(EnergyAccountSchema, body);
+  } catch (err) {
+    throw err instanceof ValidationError ? boundedErrors(err) : err;
+  }
 }
 
 /**
@@ -171,7 +187,7 @@ export async function validateV2(db: Database, organisationId: number, body: unk
 }
 
 /** A v2 body's `payload`; a missing or malformed one is reported at `payload` (the account's own faults at its fields). */
-export function v2Payload(body: unknown): unknown {
+function v2Payload(body: unknown): unknown {
   const payload = (body as { payload?: unknown } | null)?.payload;
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) parseOrThrow(V2ValidateRequest, body);
   return payload;
@@ -192,10 +208,37 @@ export function accountJson(a: EnergyAccount): string {
 }
 
 /** What staging checks before it writes (a v2 dry run stops here): the account, validated. */
-export async function checkStageable(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
+async function checkStageable(db: Database, organisationId: number, body: unknown): Promise<EnergyAccount> {
   const { account, status } = await parseVisible(db, organisationId, body);
   if (status !== 'Ongoing') throw migrationNotOngoing(account.import_supplier, status);
   throwIfAny(await checkAgainstDatabase(db.pool, account));
+  return account;
+}
+
+/**
+ * checkStageable for a v2 schedule, whose cap on unanswered schedules answers first (429): the cap,
+ * the supplier and the database's checks are one statement after the account's fields pass. A body
+ * that does not pass is counted against the cap first, so it answers what it answered before.
+ */
+export async function checkSchedulable(
+  db: Database,
+  organisationId: number,
+  payload: unknown,
+  cap: CreationCap,
+): Promise<EnergyAccount> {
+  let account: EnergyAccount;
+  try {
+    account = parseAccount(v2Payload({ payload }));
+  } catch (err) {
+    await checkCreationCap(db.pool, organisationId, cap.endpoint, cap.cap, cap.code);
+    throw err;
+  }
+  const facts = await repo.databaseFacts(db.pool, refsOf(account), { organisationId, ...cap });
+  refuseOverCap(facts.unanswered ?? 0, cap);
+  const status = facts.supplierStatus;
+  if (status === undefined) throw supplierNotFound();
+  if (status !== 'Ongoing') throw migrationNotOngoing(account.import_supplier, status);
+  throwIfAny(faultsOf(account, facts));
   return account;
 }
 

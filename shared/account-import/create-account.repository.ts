@@ -103,16 +103,37 @@ export async function insertAccountWithMeterPoints(
   return r === undefined ? undefined : { accountId: r.id, claimed: new Set(r.claimed) };
 }
 
-/** The account's statement periods (a closed one, when there is one, and the open one), in one statement. */
+/** A statement period of a new account (its closed one, when it has one, and its open one). */
+export interface NewStatementPeriod {
+  startsOn: string;
+  endsOn: string | null;
+  isOpen: boolean;
+}
+
+/** The statement periods of new accounts, in one statement. */
 export async function insertStatementPeriods(
   tx: Sql,
-  accountId: number,
-  periods: { startsOn: string; endsOn: string | null; isOpen: boolean }[],
+  accounts: { accountId: number; periods: NewStatementPeriod[] }[],
 ): Promise<void> {
+  const rows = accounts.flatMap((a) => a.periods.map((p) => ({ ...p, accountId: a.accountId })));
+  if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO statement_periods (account_id, starts_on, ends_on, is_open)
-     SELECT $1, p.starts_on, p.ends_on, p.is_open FROM unnest($2::date[], $3::date[], $4::boolean[]) AS p(starts_on, ends_on, is_open)`,
-    [accountId, periods.map((p) => p.startsOn), periods.map((p) => p.endsOn), periods.map((p) => p.isOpen)],
+     SELECT p.account_id, p.starts_on, p.ends_on, p.is_open
+       FROM unnest($1::int[], $2::date[], $3::date[], $4::boolean[]) AS p(account_id, starts_on, ends_on, is_open)`,
+    [rows.map((p) => p.accountId), rows.map((p) => p.startsOn), rows.map((p) => p.endsOn), rows.map((p) => p.isOpen)],
+  );
+}
+
+/**
+ * Deletes an account this transaction has just inserted, with the meter points it claimed (a creation
+ * refused after its insert: as if it had never been inserted; no other row refers to it yet).
+ */
+export async function deleteNewAccount(tx: Sql, accountId: number): Promise<void> {
+  await tx.query(
+    `WITH points AS (DELETE FROM meter_points WHERE account_id = $1)
+     DELETE FROM accounts WHERE id = $1`,
+    [accountId],
   );
 }
 
@@ -127,17 +148,22 @@ export interface NewStatementRow {
   storage_location: string | null;
 }
 
-export async function insertStatements(tx: Sql, accountId: number, statements: NewStatementRow[]): Promise<void> {
-  if (statements.length === 0) return;
+/** The historical statements of new accounts, in one statement. */
+export async function insertStatements(
+  tx: Sql,
+  accounts: { accountId: number; statements: NewStatementRow[] }[],
+): Promise<void> {
+  const rows = accounts.flatMap((a) => a.statements.map((st) => ({ ...st, account_id: a.accountId })));
+  if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO historical_statements (account_id, statement_id, bill_period_from_date, bill_period_to_date,
                                         issued_date, number, gross_amount, statement_path, storage_location)
-     SELECT $1, s.statement_id, s.bill_period_from_date, s.bill_period_to_date, s.issued_date, s.number,
+     SELECT s.account_id, s.statement_id, s.bill_period_from_date, s.bill_period_to_date, s.issued_date, s.number,
             s.gross_amount, s.statement_path, s.storage_location
-       FROM jsonb_to_recordset($2::jsonb) AS s(statement_id text, bill_period_from_date date,
-            bill_period_to_date date, issued_date date, number text, gross_amount bigint,
-            statement_path text, storage_location text)`,
-    [accountId, JSON.stringify(statements)],
+       FROM jsonb_to_recordset($1::jsonb) AS s(account_id int, statement_id text, bill_period_from_date date,
+            bill_period_to_date date, issued_date date, number text, gross_amount bigint, statement_path text,
+            storage_location text)`,
+    [JSON.stringify(rows)],
   );
 }
 
@@ -151,15 +177,21 @@ export interface NewInstruction {
   useForScheduledPayments: boolean | null;
 }
 
-export async function insertPaymentInstructions(tx: Sql, accountId: number, list: NewInstruction[]): Promise<void> {
-  if (list.length === 0) return;
+/** The payment instructions of new accounts, in one statement. */
+export async function insertPaymentInstructions(
+  tx: Sql,
+  accounts: { accountId: number; instructions: NewInstruction[] }[],
+): Promise<void> {
+  const rows = accounts.flatMap((a) => a.instructions.map((i) => ({ ...i, accountId: a.accountId })));
+  if (rows.length === 0) return;
   await tx.query(
     `INSERT INTO payment_instructions (account_id, vendor, reference, type, vendor_details, is_active, valid_from,
                                        use_for_scheduled_payments)
-     SELECT $1, i.vendor, i.reference, i.type, i."vendorDetails", i."isActive", i."validFrom", i."useForScheduledPayments"
-       FROM jsonb_to_recordset($2::jsonb) AS i(vendor text, reference text, type text, "vendorDetails" jsonb,
-            "isActive" boolean, "validFrom" date, "useForScheduledPayments" boolean)`,
-    [accountId, JSON.stringify(list)],
+     SELECT i."accountId", i.vendor, i.reference, i.type, i."vendorDetails", i."isActive", i."validFrom",
+            i."useForScheduledPayments"
+       FROM jsonb_to_recordset($1::jsonb) AS i("accountId" int, vendor text, reference text, type text,
+            "vendorDetails" jsonb, "isActive" boolean, "validFrom" date, "useForScheduledPayments" boolean)`,
+    [JSON.stringify(rows)],
   );
 }
 
@@ -172,7 +204,7 @@ export interface StagedStripeInstruction {
 }
 
 /** The STRIPE instructions of a process's staged account (validated when staged), for the job to verify. */
-export async function stagedStripeInstructions(db: Sql, processId: number): Promise<StagedStripeInstruction[]> {
+async function stagedStripeInstructions(db: Sql, processId: number): Promise<StagedStripeInstruction[]> {
   const { rows } = await db.query<{ stripe: StagedStripeInstruction[] }>(
     `SELECT COALESCE((SELECT json_agg(json_build_object('index', i.ord - 1, 'type', i.value->>'type',
                                                         'reference', i.value->>'reference') ORDER BY i.ord)

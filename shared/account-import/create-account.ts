@@ -13,7 +13,7 @@ import { EnergyAccountSchema, ledgerOf, meterPointsOf, type EnergyAccount } from
 import { AlreadyImportedError, checkAgainstDatabase, migrationNotOngoing } from './account-import.use-cases';
 import * as creation from './create-account.repository';
 import { creationInProgress } from './account-bounds';
-import { drawPlatformNumber, latestErrorOf, transition } from './process-lifecycle';
+import { drawPlatformNumber, latestErrorOf, transition, transitionAnswering } from './process-lifecycle';
 
 /** A STRIPE instruction the job verified with the vendor: what to store as its vendor details. */
 export interface VerifiedInstruction {
@@ -61,15 +61,26 @@ export async function markCreationStarted(
   input: Pick<CreateAccountInput, 'supplierCode' | 'externalAccountNumber' | 'resultId'> & { schedule?: string },
   now: Date,
 ): Promise<{ stripeInstructions: creation.StagedStripeInstruction[] } | undefined> {
-  const id = await transition(db, {
+  // The staged instructions come back from the statement that takes the process (one round trip).
+  const moved = await transitionAnswering(db, {
     process: { supplierCode: input.supplierCode, externalAccountNumber: input.externalAccountNumber },
     event: 'start',
     now,
     holder: input.resultId,
     schedule: input.schedule,
+    withInstructions: true,
   });
-  if (id === undefined) return undefined;
-  return { stripeInstructions: await creation.stagedStripeInstructions(db, id) };
+  if (moved === undefined) return undefined;
+  return { stripeInstructions: stripeInstructionsOf({ payment_instructions: moved.instructions }) };
+}
+
+/** The STRIPE instructions of an account (validated by the API when staged or scheduled), by index. */
+export function stripeInstructionsOf(account: Record<string, unknown>): creation.StagedStripeInstruction[] {
+  const list = Array.isArray(account.payment_instructions) ? (account.payment_instructions as unknown[]) : [];
+  return list.flatMap((item, index) => {
+    const i = item as { vendor?: unknown; type?: unknown; reference?: unknown };
+    return i.vendor === 'STRIPE' ? [{ index, type: i.type as never, reference: String(i.reference) }] : [];
+  });
 }
 
 /**
@@ -110,12 +121,20 @@ export const importProcessDoesNotExist = () =>
     'No staged account data for this import supplier and external account number: stage it with create-or-update first.',
   );
 
-/** createAccount, for a process the caller has locked already (lockProcess, in the same transaction). */
+/**
+ * createAccount, for a process the caller has locked already (lockProcess, in the same transaction).
+ * With `deferred` (a real run in a group's transaction), the account's rows past the account itself
+ * (statement periods, transactions, notes, statements, instructions) are added to it for the group to
+ * insert in one statement per table (insertAccountRows) before it commits, and no savepoint is set: a
+ * refusal is decided before anything is written but the account and its meter points, which the
+ * refusal deletes again.
+ */
 export async function createLockedAccount(
   tx: Sql,
   process: creation.LockedProcess | undefined,
   input: CreateAccountInput,
   now: Date,
+  deferred?: AccountRows[],
 ): Promise<CreateAccountOutcome> {
   if (!process || (process.payload === null && input.payload === undefined)) {
     return { outcome: 'refused', error: importProcessDoesNotExist() };
@@ -128,13 +147,17 @@ export async function createLockedAccount(
   }
   // A real run creates only while its job holds the process (the lifecycle's start).
   if (!input.dryRun && process.heldBy !== input.resultId) return { outcome: 'refused', error: creationInProgress() };
-  await tx.query('SAVEPOINT create_account');
+  const inGroup = deferred !== undefined && !input.dryRun;
+  if (!inGroup) await tx.query('SAVEPOINT create_account');
   let created: { platformAccountNumber: string; team: string | null };
   try {
-    created = await createFromStaged(tx, process, input, now);
+    const { rows, ...account } = await createFromStaged(tx, process, input, now);
+    if (inGroup) deferred.push(rows);
+    else await insertAccountRows(tx, [rows]);
+    created = account;
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
-    await tx.query('ROLLBACK TO SAVEPOINT create_account');
+    if (!inGroup) await tx.query('ROLLBACK TO SAVEPOINT create_account');
     // A dry run answers as the real run would and writes nothing, the process's status included.
     if (!input.dryRun) await endHold(tx, process.id, input, now, { event: 'refuse', error: err });
     return { outcome: 'refused', error: err };
@@ -144,7 +167,7 @@ export async function createLockedAccount(
     // Its number is not kept: creation draws another, so the answer carries none.
     return { outcome: 'dry_run_succeeded', external_account_number: input.externalAccountNumber };
   }
-  await tx.query('RELEASE SAVEPOINT create_account');
+  if (!inGroup) await tx.query('RELEASE SAVEPOINT create_account');
   await endHold(tx, process.id, input, now, {
     event: 'create',
     platformAccountNumber: created.platformAccountNumber,
@@ -185,12 +208,41 @@ export async function endHold(
   });
 }
 
+/** The rows of a new account past the account itself, inserted by insertAccountRows. */
+export interface AccountRows {
+  accountId: number;
+  resultId: string;
+  periods: creation.NewStatementPeriod[];
+  transactions: NewTransaction[];
+  notes: NewNote[];
+  statements: creation.NewStatementRow[];
+  instructions: creation.NewInstruction[];
+}
+
+/** The rows of the accounts created in one transaction: one statement per table (notes: per account). */
+export async function insertAccountRows(tx: Sql, accounts: AccountRows[]): Promise<void> {
+  if (accounts.length === 0) return;
+  await creation.insertStatementPeriods(tx, accounts);
+  await insertTransactions(
+    tx,
+    accounts.map((a) => ({ accountId: a.accountId, resultId: a.resultId, rows: a.transactions })),
+  );
+  for (const a of accounts) await insertNotes(tx, a.accountId, a.notes);
+  await creation.insertStatements(tx, accounts);
+  await creation.insertPaymentInstructions(tx, accounts);
+}
+
+/**
+ * Checks the staged account again and inserts the account with its meter points; answers the rest of
+ * its rows. A refusal (ValidationError) leaves nothing written: a meter point lost to another account
+ * deletes the account and the meter points it claimed before refusing.
+ */
 async function createFromStaged(
   tx: Sql,
   process: creation.LockedProcess,
   input: CreateAccountInput,
   now: Date,
-): Promise<{ platformAccountNumber: string; team: string | null }> {
+): Promise<{ platformAccountNumber: string; team: string | null; rows: AccountRows }> {
   if (process.supplierStatus !== 'Ongoing') throw migrationNotOngoing(input.supplierCode, process.supplierStatus);
   const staged = parseOrThrow(EnergyAccountSchema, input.payload ?? process.payload);
   const a: EnergyAccount =
@@ -210,6 +262,7 @@ async function createFromStaged(
   );
   const lost = points.filter((p) => !claimed.has(p.identifier));
   if (lost.length > 0) {
+    await creation.deleteNewAccount(tx, accountId);
     throw new ValidationError(
       lost.map((p) => ({
         attr: p.path.join('.'),
@@ -221,44 +274,39 @@ async function createFromStaged(
   }
 
   const ledger = ledgerOf(a);
-  await insertStatementPeriods(tx, accountId, a, ledger, now);
-
-  const rows: NewTransaction[] = [...ledger.historical, ...ledger.current].map((t) => ({
-    transactionId: t.transaction_id,
-    transactionDate: t.transaction_date,
-    originalDate: null,
-    description: null,
-    submitted: toTransactionData(t),
-  }));
-  await insertTransactions(tx, [{ accountId, resultId: input.resultId, rows }]);
-
-  await insertNotes(tx, accountId, notesOf(a, now, input.documentBucket, process.documentRoot));
-  await creation.insertStatements(
-    tx,
+  const rows: AccountRows = {
     accountId,
-    (a.statements ?? []).map((s) => ({
+    resultId: input.resultId,
+    periods: statementPeriodsOf(a, ledger, now),
+    transactions: [...ledger.historical, ...ledger.current].map((t) => ({
+      transactionId: t.transaction_id,
+      transactionDate: t.transaction_date,
+      originalDate: null,
+      description: null,
+      submitted: toTransactionData(t),
+    })),
+    notes: notesOf(a, now, input.documentBucket, process.documentRoot),
+    statements: (a.statements ?? []).map((s) => ({
       ...s,
       storage_location:
         s.statement_path === undefined
           ? null
           : resolveDocumentLocation(input.documentBucket, process.documentRoot, s.statement_path),
     })),
-  );
-  await creation.insertPaymentInstructions(tx, accountId, instructionsOf(a, input.verifiedInstructions ?? []));
-  return { platformAccountNumber, team: a.operations_team_name ?? null };
+    instructions: instructionsOf(a, input.verifiedInstructions ?? []),
+  };
+  return { platformAccountNumber, team: a.operations_team_name ?? null, rows };
 }
 
 /**
  * The account's statement periods: a closed one up to the last statement's closing date (from its
  * earliest historical item), and the open one from the day after it (or from the earliest current item).
  */
-async function insertStatementPeriods(
-  tx: Sql,
-  accountId: number,
+function statementPeriodsOf(
   a: EnergyAccount,
   ledger: ReturnType<typeof ledgerOf>,
   now: Date,
-): Promise<void> {
+): creation.NewStatementPeriod[] {
   const openFrom = ledger.closingDate
     ? nextDay(ledger.closingDate)
     : (minDate([...ledger.current.map((t) => t.transaction_date), now.toISOString().slice(0, 10)]) as string);
@@ -271,7 +319,7 @@ async function insertStatementPeriods(
     ]) as string;
     periods.unshift({ startsOn: closedFrom, endsOn: ledger.closingDate, isOpen: false });
   }
-  await creation.insertStatementPeriods(tx, accountId, periods);
+  return periods;
 }
 
 function notesOf(a: EnergyAccount, now: Date, bucket: string, documentRoot: string): NewNote[] {

@@ -30,15 +30,23 @@ export interface Move {
   /** The process must have no account (every move but cancel, which PENDING implies anyway). */
   noAccount: boolean;
   set: ExtraColumns;
+  /** Answer the staged payload's `payment_instructions` too (start: the job verifies its STRIPE ones). */
+  withInstructions?: boolean;
 }
 
-/** The guarded UPDATE and its event, in one statement; answers the process's id when it moved. */
-export async function move(db: Sql, m: Move): Promise<number | undefined> {
+/** A process that moved: its id, and its staged `payment_instructions` when asked (Move.withInstructions). */
+export interface Moved {
+  id: number;
+  instructions: unknown;
+}
+
+/** The guarded UPDATE and its event, in one statement; answers the process when it moved. */
+export async function move(db: Sql, m: Move): Promise<Moved | undefined> {
   const p = m.process;
   const byId = 'id' in p;
   const key = 'id' in p ? [p.id, null] : [p.supplierCode, p.externalAccountNumber];
   const s = m.set;
-  const { rows } = await db.query<{ id: number }>(
+  const { rows } = await db.query<Moved>(
     `WITH moved AS (
        UPDATE account_import_processes p
           SET status = $3::text::"ImportStatus", state = $4::text::"ImportState", modified_at = $5::timestamptz,
@@ -56,11 +64,12 @@ export async function move(db: Sql, m: Move): Promise<number | undefined> {
           AND ($9::text IS NULL OR p.status <> 'IN_PROGRESS' OR p.held_by = $9)
           AND ($10::text IS NULL OR p.scheduled_request_id = $10)
           AND (NOT $11 OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.process_id = p.id))
-       RETURNING p.id
+       RETURNING p.id, CASE WHEN $21 THEN p.payload->'payment_instructions' END AS instructions
+     ), event AS (
+       INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
+       SELECT id, $19, $5::timestamptz, $20::jsonb FROM moved
      )
-     INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
-     SELECT id, $19, $5::timestamptz, $20::jsonb FROM moved
-     RETURNING process_id AS id`,
+     SELECT id, instructions FROM moved`,
     [
       key[0],
       key[1],
@@ -82,9 +91,10 @@ export async function move(db: Sql, m: Move): Promise<number | undefined> {
       s.operationsTeamName ?? null,
       m.eventName,
       m.data === null ? null : JSON.stringify(m.data),
+      m.withInstructions ?? false,
     ],
   );
-  return rows[0]?.id;
+  return rows[0];
 }
 
 /** IN_PROGRESS processes held since before `before`, with their hold and whether its request is answered. */

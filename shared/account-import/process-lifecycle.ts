@@ -117,6 +117,14 @@ export interface TransitionInput {
  * or undefined, logged, when the move was refused (or there is no such process).
  */
 export async function transition(db: Sql, input: TransitionInput): Promise<number | undefined> {
+  return (await transitionAnswering(db, input))?.id;
+}
+
+/** transition, answering the moved process with its staged `payment_instructions` when `withInstructions`. */
+export async function transitionAnswering(
+  db: Sql,
+  input: TransitionInput & { withInstructions?: boolean },
+): Promise<repo.Moved | undefined> {
   const t = TRANSITIONS[input.event];
   const moved = await repo.move(db, {
     process: input.process,
@@ -135,6 +143,7 @@ export async function transition(db: Sql, input: TransitionInput): Promise<numbe
     // create moves the process whose account this transaction has just inserted.
     noAccount: input.event !== 'cancel' && input.event !== 'create',
     set: input.set ?? {},
+    withInstructions: input.withInstructions,
   });
   if (moved === undefined) {
     log.warn(

@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { accountScheduleJob } from '../../shared/account-import/account-creation.job';
+import { insertProcess } from '../../shared/account-import/account-import.repository';
 import { markCreationStarted } from '../../shared/account-import/create-account';
+import { prepareSchedule } from '../../shared/account-import/creation-status.repository';
 import { releaseAbandonedHolds } from '../../shared/account-import/release-holds.job';
 import { producerConnection } from '../../shared/platform/queues';
 import { resetVendorBreakers } from '../../shared/payment-instructions/vendors/vendor-breakers';
@@ -402,6 +404,51 @@ describe('bounds on one account and one organisation', () => {
     expect((await importStatus(world.app, tenant, tenant.supplier, 'EXT-PAST')).status).toBe(404);
   });
 
+  it('under the cap, a schedule still answers its own faults: 400 fields, 404 supplier, 400 database checks', async () => {
+    const tenant = await createTenant(world.app);
+    const bad = await post(tenant, '/v2/data-import/accounts/', {
+      payload: { ...account(tenant.supplier, 'EXT-F1'), billing_postcode: 'NOPE' },
+    });
+    expect([bad.status, bad.body.errors[0].code]).toEqual([400, 'invalid_postcode']);
+    const hidden = await post(tenant, '/v2/data-import/accounts/', { payload: account('NO_SUCH_SUPPLIER', 'EXT-F2') });
+    expect(hidden.status).toBe(404);
+    const team = await post(tenant, '/v2/data-import/accounts/', {
+      payload: { ...account(tenant.supplier, 'EXT-F3'), operations_team_name: 'No such team' },
+    });
+    expect([team.status, team.body.errors[0].code]).toEqual([400, 'operations_team_name_does_not_exist']);
+    for (const number of ['EXT-F1', 'EXT-F3'])
+      expect((await importStatus(world.app, tenant, tenant.supplier, number)).status).toBe(404);
+  });
+
+  it('a schedule whose process another request inserts at that very moment reads that process', async () => {
+    const tenant = await createTenant(world.app);
+    const names = { supplierCode: tenant.supplier, externalAccountNumber: `EXT-${uniqueSuffix()}` };
+    const other = await world.app.db.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await insertProcess(other, names.supplierCode, names.externalAccountNumber, '{"staged": "first"}', new Date());
+      // Waits on the uncommitted row; its statement's snapshot predates the row once it commits.
+      const prepared = prepareSchedule(world.app.db.pool, names, '{"staged": "second"}', new Date());
+      await until('the schedule waiting for the other insert', async () => {
+        const { rows } = await world.app.db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO account_import_processes%'`,
+        );
+        return rows[0]!.n > 0 ? true : undefined;
+      });
+      await other.query('COMMIT');
+      expect(await prepared).toEqual({
+        status: 'PENDING',
+        scheduledRequestId: null,
+        platformAccountNumber: null,
+        samePayload: false,
+        scheduleLive: true,
+      });
+    } finally {
+      other.release();
+    }
+  });
+
   it('an organisation with 2,000 schedules waiting gets 429 too_many_scheduled_creations; another organisation does not', async () => {
     const busy = await createTenant(world.app);
     const other = await createTenant(world.app);
@@ -420,6 +467,21 @@ describe('bounds on one account and one organisation', () => {
       expect(refused.status).toBe(429);
       expect(refused.body.code).toBe('too_many_scheduled_creations');
       expect(refused.headers.get('retry-after')).toBeTruthy();
+      // The cap answers before the account's own faults, whether the fields, the supplier or the
+      // database find them (one statement reads the cap with the supplier and the database's facts).
+      const bad = { ...account(busy.supplier, 'EXT-CAP-BAD'), billing_postcode: 'NOT A POSTCODE' };
+      const unknownTeam = { ...account(busy.supplier, 'EXT-CAP-TEAM'), operations_team_name: 'No such team' };
+      for (const body of [
+        { payload: bad },
+        { payload: 'not an account' },
+        { payload: account('NO_SUCH_SUPPLIER', 'EXT-CAP-SUP') },
+        { payload: unknownTeam },
+      ]) {
+        const res = await post(busy, '/v2/data-import/accounts/', body);
+        expect([res.status, res.body.code]).toEqual([429, 'too_many_scheduled_creations']);
+      }
+      for (const number of ['EXT-CAP', 'EXT-CAP-BAD', 'EXT-CAP-TEAM'])
+        expect((await importStatus(world.app, busy, busy.supplier, number)).status).toBe(404);
       const fine = await post(other, '/v2/data-import/accounts/', { payload: account(other.supplier, 'EXT-CAP') });
       expect(fine.status).toBe(201);
     } finally {

@@ -4,13 +4,18 @@
 import { applyFile } from '../../shared/admin/apply.use-case';
 import {
   createAccount,
+  createLockedAccount,
+  insertAccountRows,
+  lockProcess,
   markCreationStarted,
+  type AccountRows,
   type CreateAccountInput,
   type VerifiedInstruction,
 } from '../../shared/account-import/create-account';
 import { inTransaction } from '../../shared/platform/db';
 import { createTenant, request, startTestApp, type Tenant, type TestApp } from '../helpers/app';
 import { uniqueSuffix } from '../helpers/context';
+import { until } from '../helpers/until';
 import { account, applyCatalogue, importStatus, MPAN, stageAccount, type Json } from './account.fixture';
 
 const NOW = new Date('2026-11-26T05:00:00.000Z');
@@ -236,6 +241,53 @@ describe('createAccount', () => {
       tenant.supplier,
     ]);
     expect(rows).toEqual([{ identifier: MPAN }]);
+  });
+
+  it("in a group's transaction, a meter point another creation claims meanwhile refuses and leaves nothing", async () => {
+    const { tenant, number } = await staged();
+    const rival = `EXT-${uniqueSuffix()}`;
+    const body = account(tenant.supplier, rival);
+    body.supply_addresses[0].meter_points.pop();
+    expect((await stageAccount(app, tenant, body)).status).toBe(201);
+    // The rival's creation holds its meter point, not yet committed: the check before the insert does not see it.
+    const other = await app.db.pool.connect();
+    try {
+      await other.query('BEGIN');
+      expect((await createAccount(other, input(tenant, rival), NOW)).outcome).toBe('created');
+      const job = input(tenant, number);
+      expect(await markCreationStarted(app.db.pool, job, NOW)).toBeDefined();
+      const rows: AccountRows[] = [];
+      const grouped = inTransaction(app.db, async (tx) => {
+        const outcome = await createLockedAccount(tx, await lockProcess(tx, job), job, NOW, rows);
+        await insertAccountRows(tx, rows);
+        return outcome;
+      });
+      await until('the insert waiting for the rival meter point', async () => {
+        const { rows: waiting } = await app.db.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO meter_points%'`,
+        );
+        return waiting[0]!.n > 0 ? true : undefined;
+      });
+      await other.query('COMMIT');
+      const outcome = await grouped;
+      expect(outcome.outcome).toBe('refused');
+      expect((outcome as unknown as { error: { errors: { code: string }[] } }).error.errors[0]!.code).toBe(
+        'supply_point_already_on_live_account',
+      );
+      expect(rows).toEqual([]);
+    } finally {
+      other.release();
+    }
+    expect(await accountsOf(tenant.supplier, number)).toEqual([]);
+    expect(await processOf(tenant.supplier, number)).toMatchObject({ status: 'ERRORED' });
+    const { rows: points } = await app.db.pool.query<{ identifier: string; mine: boolean }>(
+      `SELECT mp.identifier, p.external_account_number = $2 AS mine FROM meter_points mp
+         JOIN accounts a ON a.id = mp.account_id JOIN account_import_processes p ON p.id = a.process_id
+        WHERE mp.supplier_code = $1`,
+      [tenant.supplier, number],
+    );
+    expect(points).toEqual([{ identifier: MPAN, mine: false }]);
   });
 
   it('refuses when the supplier was paused meanwhile', async () => {
