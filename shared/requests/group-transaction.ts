@@ -4,6 +4,7 @@
 // written, all in one transaction, so an answer is stored exactly when its work is.
 import { inTransaction, type Database, type Sql } from '../platform/db';
 import { codeOfErrorBody } from '../platform/errors';
+import { processMetrics } from '../platform/metrics';
 import type { Answer } from './answer';
 import type { AnyQueuedRequestJob, PreparedRequest, QueuedRequest } from './job-declaration';
 import * as repo from './request-result.repository';
@@ -27,6 +28,8 @@ export interface GroupTransaction {
    * ends (the worker: the rows still unanswered; the API: the rows it has just inserted).
    */
   claim: (tx: Sql, ids: string[]) => Promise<Set<string>>;
+  /** Last of the work: stores the claimed requests' answers (default: the rows claimed are updated). */
+  store?: (tx: Sql, answers: repo.StoredAnswer[]) => Promise<void>;
   /** Whether the group's locks may wait (a lone job's do; see group-commit.ts). */
   locks: { wait: boolean };
   timeoutMs?: number;
@@ -35,11 +38,13 @@ export interface GroupTransaction {
 /**
  * One group's transaction, every statement of it in order:
  *   BEGIN; SET LOCAL statement_timeout, jit                       (inTransaction)
- *   the claim: SELECT … FOR UPDATE [NOWAIT] of the unanswered rows (worker), or
- *              INSERT … ON CONFLICT DO NOTHING RETURNING id       (the API's own burst)
+ *   the claim: SELECT … FOR UPDATE [NOWAIT] of the unanswered rows (worker), or, in the API's own
+ *              burst, INSERT … ON CONFLICT DO NOTHING RETURNING id of the rows with an Idempotency-Key
  *   the kind's commit(tx, …) for the prepared requests claimed     (e.g. transactions: lock the accounts,
  *                                                                  look up existing ones, INSERT them)
- *   UPDATE request_results SET http_status, body, … FROM (…)      (storeAnswers, one statement)
+ *   UPDATE request_results SET http_status, body, … FROM (…)      (storeAnswers, one statement) and, in
+ *                                                                  the API's burst, INSERT of the rows
+ *                                                                  without a key, born answered
  *   INSERT INTO run_ledger … SELECT … JOIN request_results         (the run ledger, one statement)
  *   COMMIT
  * One outcome per item, in order; null for an item not claimed.
@@ -59,7 +64,7 @@ export async function commitGroup(group: GroupTransaction, items: GroupItem[]): 
         item,
         ...formsOf(kind, 'answer' in item ? item.answer : answers.get(item)!),
       }));
-      await repo.storeAnswers(
+      await (group.store ?? repo.storeAnswers)(
         tx,
         rows.map(({ item, stored, answer }) => ({
           id: item.request.resultId,
@@ -106,4 +111,17 @@ function formsOf(kind: AnyQueuedRequestJob, answer: Answer): { answer: Answer; s
 function errorCodeOf(answer: Answer): string | null {
   if (answer.status < 400) return null;
   return answer.errorCode ?? codeOfErrorBody(answer.body) ?? null;
+}
+
+/** Counts a group's transaction, by outcome and size, in the group_commit metric. */
+export async function observeGroup<T>(kind: AnyQueuedRequestJob, size: number, commit: Promise<T>): Promise<T> {
+  const observe = (outcome: string) => processMetrics().groupCommits.observe({ queue: kind.queue, outcome }, size);
+  try {
+    const outcomes = await commit;
+    observe('committed');
+    return outcomes;
+  } catch (err) {
+    observe('failed');
+    throw err;
+  }
 }

@@ -13,10 +13,9 @@
 // gives up) the stored answer is the kind's "retry as it is" 500.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { AppError, TransientError } from '../platform/errors';
-import { processMetrics } from '../platform/metrics';
 import { refusalAnswer } from './answer';
 import { createGroupCommitter, type GroupCommitter } from './group-commit';
-import { commitGroup, type GroupItem } from './group-transaction';
+import { commitGroup, observeGroup, type GroupItem } from './group-transaction';
 import type {
   AnyQueuedRequestJob,
   BurstData,
@@ -107,7 +106,7 @@ export class QueuedJobRunner {
       committer = createGroupCommitter<GroupItem, unknown>({
         keyOf: (item) => kind.group.keyOf(item.request),
         commit: (items) =>
-          this.observed(
+          observeGroup(
             kind,
             items.length,
             commitGroup(
@@ -126,19 +125,6 @@ export class QueuedJobRunner {
       this.committers.set(kind, committer);
     }
     return committer;
-  }
-
-  /** Counts the group's transaction, by outcome and size, in the group_commit metric. */
-  private async observed<T>(kind: AnyQueuedRequestJob, size: number, commit: Promise<T>): Promise<T> {
-    const observe = (outcome: string) => processMetrics().groupCommits.observe({ queue: kind.queue, outcome }, size);
-    try {
-      const events = await commit;
-      observe('committed');
-      return events;
-    } catch (err) {
-      observe('failed');
-      throw err;
-    }
   }
 
   private async isAnswered(resultId: string): Promise<boolean> {
