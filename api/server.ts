@@ -192,6 +192,7 @@ export async function startApi(deps: ApiOptions): Promise<RunningApi> {
     jobs: QUEUED_REQUEST_JOBS,
     waitMs: deps.config.RESULT_WAIT_MS,
     backoff: deps.jobBackoff,
+    direct: deps.config.DIRECT_COMMIT === 'on',
   });
   // One set of stream slots for both listeners: lists and staff CSV downloads hold the same pool.
   const streams = deps.streams ?? createStreamSlots(deps.config);

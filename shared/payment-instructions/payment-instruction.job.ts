@@ -55,6 +55,8 @@ export const paymentInstructionJob = queuedRequestJob<CreatePaymentInstruction, 
 
 async function askVendor(request: QueuedRequest<CreatePaymentInstruction>, ctx: JobContext): Promise<Verified> {
   const { job, organisationId, payload } = request;
+  // Payment instructions are never committed by the API (no `direct`): their requests always come as jobs.
+  if (!job) throw new Error('a payment instruction must run as a job');
   const accountId = accountOf(request);
   const wait = vendorWait(job.timestamp, ctx.config);
   try {

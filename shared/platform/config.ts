@@ -81,6 +81,10 @@ export const ConfigSchema = z
       .default(5 * 1024 * 1024),
     MAX_ITEMS_PER_REQUEST: z.coerce.number().int().positive().default(1000),
     RESULT_WAIT_MS: z.coerce.number().int().positive().default(25_000),
+    // on: the API commits a burst of queued writes whose kind allows it (transactions) itself, in the
+    // group transaction a worker would run, and queues only what it could not commit at once
+    // (docs/decisions/0015-api-commits-its-bursts.md). off: every queued write goes through the queue.
+    DIRECT_COMMIT: z.enum(['on', 'off']).default('on'),
     // Days the run ledger (run_ledger: GET runs/<run_id>/, the support page's runs and refusals) keeps
     // a write's rows; the hourly maintenance job deletes older ones.
     RUN_LEDGER_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),

@@ -84,8 +84,11 @@ export interface QueuedRequest<P> {
   payload: P;
   /** The payload's JobPayload version when the API validated it (QueuedRequestData's). */
   version?: number;
-  /** The BullMQ job, for code that steers it (delays it until a vendor's breaker lets a call through). */
-  job: Job<QueuedRequestData>;
+  /**
+   * The BullMQ job, for code that steers it (delays it until a vendor's breaker lets a call through);
+   * absent when the API commits the request itself (`direct`).
+   */
+  job?: Job<QueuedRequestData>;
 }
 
 /** A request whose `prepare` step has run: what it found travels into the transaction. */
@@ -123,6 +126,14 @@ export interface QueuedRequestJob<P, V = undefined> {
    * steers its own job (no DelayedError, no `onlyWhilePending`): a burst's job is shared.
    */
   burst?: { name: string; maxItems: number; maxBytes: number; inFlight: number };
+  /**
+   * The API commits the requests of this kind it receives together itself, in the group transaction a
+   * worker runs (shared/requests/direct-commit.ts): at most `maxItems` in one transaction, `inFlight`
+   * transactions at once per API process, every statement bounded by `timeoutMs`, no lock waited for.
+   * What it cannot commit at once goes to the queue under the same result id. Only for kinds with no
+   * `prepare` (no vendor call, nothing slow outside the transaction) and no `onlyWhilePending`.
+   */
+  direct?: { maxItems: number; inFlight: number; timeoutMs: number };
   /** Run the job only while its request is unanswered: `prepare` calls what must not be called twice. */
   onlyWhilePending?: boolean;
   /**

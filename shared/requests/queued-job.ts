@@ -6,29 +6,25 @@
 //
 // One path: a job is read and checked, prepared outside any transaction, then committed in a group
 // with the other jobs of its kind this process runs at the same time (a lone job is a group of one).
-// Every statement of a group's transaction is in `commitGroup` below.
+// Every statement of a group's transaction is in group-transaction.ts (`commitGroup`).
 //
 // Outcomes are explicit: a refusal (an AppError below 500) is the stored answer and the job completes;
 // a fault throws so BullMQ retries with the job's back-off; when the attempts are spent (or the job
 // gives up) the stored answer is the kind's "retry as it is" 500.
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { inTransaction } from '../platform/db';
-import { AppError, codeOfErrorBody, TransientError } from '../platform/errors';
-import { processMetrics } from '../platform/metrics';
-import { refusalAnswer, type Answer } from './answer';
+import { AppError, TransientError } from '../platform/errors';
+import { refusalAnswer } from './answer';
 import { createGroupCommitter, type GroupCommitter } from './group-commit';
+import { commitGroup, observeGroup, type GroupItem } from './group-transaction';
 import type {
   AnyQueuedRequestJob,
   BurstData,
   BurstOutcome,
   JobContext,
-  PreparedRequest,
   QueuedRequest,
   QueuedRequestData,
 } from './job-declaration';
 import * as repo from './request-result.repository';
-import { entriesOf, subjectOf } from '../runs/ledger-entries';
-import { insertQueuedEntries } from '../runs/ledger.public';
 
 /** Thrown by a job's code that can no longer answer in time: the request gets its 500 at once. */
 export class GiveUp extends UnrecoverableError {
@@ -39,9 +35,6 @@ export class GiveUp extends UnrecoverableError {
 
 /** The most requests of one burst job the worker runs (the API's bursts are far smaller: burst.maxItems). */
 const MAX_BURST_REQUESTS = 1000;
-
-/** A job in its group: prepared for its kind's `commit`, or already answered (a refusal, a spent job). */
-type GroupItem = PreparedRequest<unknown, unknown> | { request: QueuedRequest<unknown>; answer: Answer };
 
 /**
  * Runs the queued-request jobs of one worker process. It owns one group committer per job kind; the
@@ -112,7 +105,20 @@ export class QueuedJobRunner {
     if (!committer) {
       committer = createGroupCommitter<GroupItem, unknown>({
         keyOf: (item) => kind.group.keyOf(item.request),
-        commit: (items) => this.observed(kind, items.length, commitGroup(this.ctx, kind, items)),
+        commit: (items) =>
+          observeGroup(
+            kind,
+            items.length,
+            commitGroup(
+              {
+                db: this.ctx.db,
+                kind,
+                claim: (tx, ids) => repo.lockUnanswered(tx, ids, { wait: items.length === 1 }),
+                locks: { wait: items.length === 1 },
+              },
+              items,
+            ).then((outcomes) => outcomes.map((o) => o?.event ?? null)),
+          ),
         maxGroup: kind.group.maxSize,
         maxInFlight: kind.group.inFlight,
       });
@@ -121,77 +127,10 @@ export class QueuedJobRunner {
     return committer;
   }
 
-  /** Counts the group's transaction, by outcome and size, in the group_commit metric. */
-  private async observed<T>(kind: AnyQueuedRequestJob, size: number, commit: Promise<T>): Promise<T> {
-    const observe = (outcome: string) => processMetrics().groupCommits.observe({ queue: kind.queue, outcome }, size);
-    try {
-      const events = await commit;
-      observe('committed');
-      return events;
-    } catch (err) {
-      observe('failed');
-      throw err;
-    }
-  }
-
   private async isAnswered(resultId: string): Promise<boolean> {
     const row = await repo.findResult(this.ctx.db.pool, resultId);
     return row === null || row.httpStatus != null;
   }
-}
-
-/**
- * One group's transaction, every statement of it in order:
- *   BEGIN; SET LOCAL statement_timeout, jit                       (inTransaction)
- *   SELECT … FROM request_results … FOR UPDATE [NOWAIT]          (lockUnanswered: rows answered by an
- *                                                                  earlier run of their job drop out)
- *   the kind's commit(tx, …) for the prepared requests left        (e.g. transactions: lock the accounts,
- *                                                                  look up existing ones, INSERT them)
- *   UPDATE request_results SET http_status, body, … FROM (…)      (storeAnswers, one statement)
- *   INSERT INTO run_ledger … SELECT … JOIN request_results         (the run ledger, one statement)
- *   COMMIT
- * Returns each job's completion-event value, null for a job an earlier run answered. A group of
- * several does not wait for a lock: it fails, and its jobs are committed alone (group-commit.ts).
- */
-async function commitGroup(ctx: JobContext, kind: AnyQueuedRequestJob, items: GroupItem[]): Promise<unknown[]> {
-  const ids = items.map((item) => item.request.resultId);
-  return inTransaction(ctx.db, async (tx) => {
-    const locks = { wait: items.length === 1 };
-    const unanswered = await repo.lockUnanswered(tx, ids, locks);
-    const todo = items.filter((item) => unanswered.has(item.request.resultId));
-    const toRun = todo.filter((item): item is PreparedRequest<unknown, unknown> => !('answer' in item));
-    const computed = toRun.length > 0 ? await kind.commit(tx, toRun, locks) : [];
-    const answers = new Map<GroupItem, Answer>(toRun.map((item, i) => [item, computed[i]!]));
-    const rows = todo.map((item) => ({ item, ...formsOf(kind, 'answer' in item ? item.answer : answers.get(item)!) }));
-    await repo.storeAnswers(
-      tx,
-      rows.map(({ item, stored, answer }) => ({
-        id: item.request.resultId,
-        httpStatus: answer.status,
-        body: stored,
-        errorCode: errorCodeOf(answer),
-      })),
-    );
-    await insertQueuedEntries(
-      tx,
-      rows.map(({ item, answer }) => ledgerRequestOf(kind, item.request, answer)),
-    );
-    const events = new Map(rows.map(({ item, event }) => [item, event]));
-    return items.map((item) => events.get(item) ?? null);
-  });
-}
-
-/** The run-ledger rows of a queued request's answer (shared/runs/ledger-entries.ts). */
-function ledgerRequestOf(kind: AnyQueuedRequestJob, request: QueuedRequest<unknown>, answer: Answer) {
-  const subject = subjectOf(request.payload);
-  const { resultId: requestId } = request;
-  return {
-    requestId,
-    endpoint: kind.endpoint,
-    httpStatus: answer.status,
-    subject,
-    entries: entriesOf(subject, answer.status, answer.body),
-  };
 }
 
 /** A request a job carries (jobs queued before the fields were renamed name them requestId and traceId). */
@@ -220,22 +159,6 @@ async function prepare(
     if (err instanceof AppError && err.status < 500) return { request, answer: refusalAnswer(err) };
     throw err;
   }
-}
-
-/**
- * The answer as the row stores it and as the completion event carries it: the kind's compact form when
- * it has one (in the row only when it can be rebuilt from the database alone), else the answer whole.
- */
-function formsOf(kind: AnyQueuedRequestJob, answer: Answer): { answer: Answer; stored: unknown; event: unknown } {
-  const whole = { status: answer.status, body: answer.body };
-  const compact: unknown = kind.compactForm?.compact(whole);
-  if (compact === undefined) return { answer, stored: whole.body, event: whole };
-  return { answer, stored: kind.compactForm!.rebuildable(compact) ? compact : whole.body, event: compact };
-}
-
-function errorCodeOf(answer: Answer): string | null {
-  if (answer.status < 400) return null;
-  return answer.errorCode ?? codeOfErrorBody(answer.body) ?? null;
 }
 
 function isFinalAttempt(job: Job<QueuedRequestData>): boolean {

@@ -11,11 +11,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { BackoffOptions } from 'bullmq';
 import type { Database } from '../platform/db';
-import { ConflictError, NotFoundError, resultPending, UnavailableError } from '../platform/errors';
+import { ConflictError, resultPending, UnavailableError } from '../platform/errors';
 import type { JobQueues } from '../platform/queues';
 import type { Answer } from './answer';
 import { createBurstQueue, type BurstQueue } from './burst';
+import { createDirectCommitter, type DirectCommitter } from './direct-commit';
 import { enqueueJob } from './enqueue-job';
+import { findRequestAnswer } from './find-answer';
 import type { AnyQueuedRequestJob } from './job-declaration';
 import * as repo from './request-result.repository';
 import { createWaiterRegistry, type Waiter } from './waiters';
@@ -24,7 +26,6 @@ import { listenForCompletions, pollWaiting, type WakeUpContext } from './wake-up
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 const POLL_INTERVAL_MS = 500;
 const RETRY_AFTER_SECONDS = 2;
-const RESULT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface SubmitRequest {
   job: AnyQueuedRequestJob;
@@ -81,11 +82,15 @@ interface QueuedRequestsDeps {
   waitMs: number;
   /** Replaces every job's back-off (tests, so a retried job is not waited out). */
   backoff?: BackoffOptions;
+  /** Whether the API commits the bursts of `direct` kinds itself (DIRECT_COMMIT). */
+  direct: boolean;
 }
 
 interface Context extends QueuedRequestsDeps, WakeUpContext {
   /** The burst hand-over of each kind that declares one (shared/requests/burst.ts). */
   bursts: Map<AnyQueuedRequestJob, BurstQueue>;
+  /** The API's own group committer of each `direct` kind (shared/requests/direct-commit.ts), when on. */
+  directs: Map<AnyQueuedRequestJob, DirectCommitter>;
   draining: boolean;
 }
 
@@ -103,10 +108,16 @@ export function createQueuedRequests(deps: QueuedRequestsDeps): QueuedRequests {
         createBurstQueue({ db: deps.db, queues: deps.queues, kind: { ...kind, burst }, backoff: deps.backoff }),
       );
   }
+  const directs = new Map<AnyQueuedRequestJob, DirectCommitter>();
+  for (const kind of deps.direct ? deps.jobs : []) {
+    const { direct } = kind;
+    if (direct) directs.set(kind, createDirectCommitter(deps.db, { ...kind, direct }));
+  }
   const ctx: Context = {
     ...deps,
     waiters: createWaiterRegistry(),
     bursts,
+    directs,
     burstMembers: new Map(),
     polling: false,
     draining: false,
@@ -176,6 +187,11 @@ async function scheduleQueuedRequest(
 }
 
 async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<Answer> {
+  const direct = ctx.directs.get(req.job);
+  if (direct) {
+    const answered = await submitDirect(ctx, direct, req);
+    if (answered) return answered;
+  }
   const burst = ctx.bursts.get(req.job);
   if (burst) {
     const answered = await submitInBurst(ctx, burst, req);
@@ -206,10 +222,8 @@ async function submitQueuedRequest(ctx: Context, req: SubmitRequest): Promise<An
  * window): that request takes submitQueuedRequest's one-by-one path.
  */
 async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest): Promise<Answer | undefined> {
-  const json = JSON.stringify(req.payload);
-  const bodyHash = req.hashOf === undefined ? hashRequest(req.job.endpoint, json) : bodyHashOf(req);
-  const id = randomUUID();
-  const row = { id, ...pendingRowOf(req, bodyHash) };
+  const { row, json } = newRowOf(req);
+  const { id } = row;
   // Watched before the hand-over: the answer may come before the hand-over's promise resolves. The wait
   // counts from here: time spent waiting for a hand-over slot is part of the client's RESULT_WAIT_MS.
   const waiter = ctx.waiters.watch(id);
@@ -227,6 +241,57 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
     const members = jobId === undefined ? undefined : ctx.burstMembers.get(jobId);
     if (members?.delete(id) && members.size === 0) ctx.burstMembers.delete(jobId!);
   }
+}
+
+/**
+ * A new request committed by the API itself with the others of its burst (direct-commit.ts); undefined
+ * when its Idempotency-Key has a row already (that request takes the one-by-one path). When the
+ * transaction did not commit (a lock another transaction holds, a fault, a commit whose outcome is
+ * unknown) the queue takes the request under the same id and it is waited for as any queued request.
+ */
+async function submitDirect(ctx: Context, direct: DirectCommitter, req: SubmitRequest): Promise<Answer | undefined> {
+  const { row } = newRowOf(req);
+  let committed;
+  try {
+    committed = await direct.commit(row, {
+      resultId: row.id,
+      organisationId: req.organisationId,
+      accountId: req.accountId,
+      payload: req.payload,
+      version: req.job.payload.version,
+    });
+  } catch {
+    return queueUnderId(ctx, req, row);
+  }
+  return committed === null ? undefined : committed.answer;
+}
+
+/**
+ * Hands a request whose direct commit failed to the queue under the row id it had: its pending row
+ * (unless the commit happened after all: its answer is then the row's), its job, and the usual wait.
+ * Undefined when the row is absent because its Idempotency-Key has another.
+ */
+async function queueUnderId(ctx: Context, req: SubmitRequest, row: repo.NewPendingResult): Promise<Answer | undefined> {
+  const inserted = await repo.insertPendingMany(ctx.db.pool, [row], null);
+  if (!inserted.has(row.id)) {
+    const stored = await repo.findResult(ctx.db.pool, row.id);
+    if (!stored) return undefined;
+    if (stored.httpStatus != null) return answerOf(req, stored.httpStatus, stored.body);
+  }
+  const waiter = ctx.waiters.watch(row.id);
+  try {
+    await enqueueOrRefuse(ctx, req, row.id, { replay: false });
+    return await waitForResult(ctx, req, waiter, row.id, false);
+  } finally {
+    waiter.close();
+  }
+}
+
+/** A new request's pending row (with a fresh id), and its payload's JSON. */
+function newRowOf(req: SubmitRequest): { row: repo.NewPendingResult; json: string } {
+  const json = JSON.stringify(req.payload);
+  const bodyHash = req.hashOf === undefined ? hashRequest(req.job.endpoint, json) : bodyHashOf(req);
+  return { row: { id: randomUUID(), ...pendingRowOf(req, bodyHash) }, json };
 }
 
 /** A request's pending result row, less its id. */
@@ -315,33 +380,6 @@ async function waitForResult(
     // Woken without an answer (a failed job, a job that found its row finished) or out of time.
     read = true;
   }
-}
-
-async function findRequestAnswer(ctx: Context, organisationId: number, resultId: string): Promise<Answer> {
-  // Another organisation's request answers exactly as one that does not exist.
-  const row =
-    resultId.length === 36 && RESULT_ID.test(resultId)
-      ? await repo.findOwnResult(ctx.db.pool, organisationId, resultId)
-      : null;
-  // A compact stored answer is rebuilt from what its job wrote (the request itself is not at hand).
-  const compact = row?.httpStatus != null ? jobOfEndpoint(ctx, row.endpoint).compactForm : undefined;
-  const rebuilt = compact && row ? await compact.rebuild(ctx.db.pool, row.body) : undefined;
-  const purged = row?.httpStatus != null && (row.body == null || rebuilt === null);
-  if (!row || purged) {
-    throw new NotFoundError(
-      'request_not_found',
-      'No request with this id, or its answer was purged 24 hours after it finished.',
-    );
-  }
-  if (row.httpStatus == null) throw resultPending(RETRY_AFTER_SECONDS, resultId);
-  return rebuilt ?? { status: row.httpStatus, body: row.body };
-}
-
-/** Every stored row's endpoint is one of the catalog's jobs' (rows are only written for them). */
-function jobOfEndpoint(ctx: Context, endpoint: string): AnyQueuedRequestJob {
-  const job = ctx.jobs.find((j) => j.endpoint === endpoint);
-  if (!job) throw new Error(`request_results row of unknown endpoint ${endpoint}`);
-  return job;
 }
 
 /**

@@ -34,6 +34,18 @@ const INSERT_PENDING_MANY: Prepared = {
          ON CONFLICT DO NOTHING
          RETURNING id`,
 };
+// The rows of requests the API commits itself that have no Idempotency-Key (shared/requests/
+// direct-commit.ts): born answered, at the end of the transaction that did their work (nothing can
+// conflict with a fresh id, so no row is inserted pending and then updated).
+const INSERT_ANSWERED_MANY: Prepared = {
+  name: 'requests.insert-answered-many',
+  text: `INSERT INTO request_results (id, organisation_id, endpoint, body_hash, account_id, run_id,
+                                     http_status, body, error_code, finished_at)
+         SELECT v.id, v.organisation_id, v.endpoint, v.body_hash, v.account_id, v.run_id,
+                v.http_status, v.body, v.error_code, now()
+           FROM jsonb_to_recordset($1::jsonb) AS v(id text, organisation_id int, endpoint text, body_hash text,
+                account_id int, run_id text, http_status int, body jsonb, error_code text)`,
+};
 const FIND: Prepared = { name: 'requests.find', text: `SELECT ${COLUMNS} FROM request_results WHERE id = $1` };
 // The worker's lock on the rows of the jobs it runs (one, or a group: shared/requests/group-commit.ts):
 // rows are locked in one order (by id), and a group of several jobs does not wait for a row another
@@ -234,6 +246,23 @@ export async function storeAnswers(db: Sql, results: StoredAnswer[]): Promise<vo
   if (results.length === 0) return;
   const records = results.map((r) => ({ id: r.id, http_status: r.httpStatus, body: r.body, error_code: r.errorCode }));
   await db.query(STORE_ANSWERS, [JSON.stringify(records)]);
+}
+
+/** Inserts the rows of new requests (no Idempotency-Key) with their answers, in one statement. */
+export async function insertAnswered(db: Sql, rows: { row: NewPendingResult; answer: StoredAnswer }[]): Promise<void> {
+  if (rows.length === 0) return;
+  const records = rows.map(({ row, answer }) => ({
+    id: row.id,
+    organisation_id: row.organisationId,
+    endpoint: row.endpoint,
+    body_hash: row.bodyHash,
+    account_id: row.accountId,
+    run_id: row.runId,
+    http_status: answer.httpStatus,
+    body: answer.body,
+    error_code: answer.errorCode,
+  }));
+  await db.query(INSERT_ANSWERED_MANY, [JSON.stringify(records)]);
 }
 
 /**

@@ -21,6 +21,9 @@ export const transactionImportJob = queuedRequestJob({
   // The requests an API process receives together travel in one job (shared/requests/burst.ts): at most
   // a group's worth, about 1 MB of payload, two bursts being handed over at once per API process.
   burst: { name: 'import-transactions-burst', maxItems: 64, maxBytes: 1_000_000, inFlight: 2 },
+  // The API commits these bursts itself when it can (no vendor call, nothing to prepare): the queue
+  // takes a request only when its transaction could not commit at once (a held lock, a fault).
+  direct: { maxItems: 64, inFlight: 2, timeoutMs: 5_000 },
   group: {
     // Two requests for one account are imported one after the other: the second must see the first's rows.
     keyOf: (request) => accountOf(request),

@@ -13,7 +13,7 @@ import {
 describe('stopping the API while keep-alive clients keep sending', () => {
   it('drains in well under the 10 s force-close, answering every request already in flight', async () => {
     // No workers: a queued request waits the whole RESULT_WAIT_MS, so it is surely in flight at stop.
-    const app = await startTestApp({ RESULT_WAIT_MS: '1500' });
+    const app = await startTestApp({ RESULT_WAIT_MS: '1500', DIRECT_COMMIT: 'off' });
     try {
       const tenant = await createTenant(app);
       const account = await importedAccount(app, tenant);

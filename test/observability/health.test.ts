@@ -142,7 +142,7 @@ describe('readiness when a dependency is down', () => {
     probe.on('error', () => undefined);
     await until('private redis', async () => ((await probe.ping()) === 'PONG' ? true : undefined));
     probe.disconnect();
-    const app = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` }, { workers: true });
+    const app = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, DIRECT_COMMIT: 'off' }, { workers: true });
     try {
       const tenant = await createTenant(app);
       const account = await importedAccount(app, tenant);

@@ -17,7 +17,7 @@ describe('job log lines', () => {
         done();
       },
     });
-    app = await startTestApp({}, { workers: true, logger: pino({ level: 'info' }, sink) });
+    app = await startTestApp({ DIRECT_COMMIT: 'off' }, { workers: true, logger: pino({ level: 'info' }, sink) });
   });
   afterAll(() => app.close());
 

@@ -1,6 +1,7 @@
 // One queue hop per burst (shared/requests/burst.ts): queued writes that reach one API process together
 // travel in one job, their rows name it, one completion event answers them all, and each request keeps
 // its own answer, its Idempotency-Key replay and, when its burst's job fails, an answer from the sweep.
+// With DIRECT_COMMIT=off: the API's own commits of these bursts are test/requests/direct-commit.test.ts.
 import { QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import { QUEUED_REQUEST_JOBS, REQUEST_QUEUES } from '../../shared/catalog/jobs';
 import { blockingConnection, createJobQueues, type JobQueues } from '../../shared/platform/queues';
@@ -39,7 +40,7 @@ describe('queued writes that arrive together', () => {
   let accounts: TestAccount[];
 
   beforeAll(async () => {
-    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '5000' }));
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '5000', DIRECT_COMMIT: 'off' }));
     accounts = [];
     for (let i = 0; i < REQUESTS / 2; i++) accounts.push(await importedAccount(app, tenant));
   });
@@ -180,7 +181,7 @@ describe('queued writes that arrive together while the queue refuses their job',
 
   beforeAll(async () => {
     queues = createJobQueues(testConfig(), REQUEST_QUEUES);
-    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' }, { queues }));
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300', DIRECT_COMMIT: 'off' }, { queues }));
     // Closed: every add is refused, as when Redis is unreachable.
     await queues.queue(transactionImportJob.queue).close();
   });

@@ -41,7 +41,10 @@ describe('queued writes while the database refuses every worker connection', () 
   let workers: RunningWorkers | undefined;
 
   beforeAll(async () => {
-    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' }, { jobBackoff: { type: 'fixed', delay: 20 } }));
+    ({ app, tenant } = await startTenantApp(
+      { RESULT_WAIT_MS: '300', DIRECT_COMMIT: 'off' },
+      { jobBackoff: { type: 'fixed', delay: 20 } },
+    ));
     await asOwner(`CREATE ROLE "${ROLE}" LOGIN`);
     await asOwner(`GRANT USAGE ON SCHEMA public TO "${ROLE}"`);
     await asOwner(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "${ROLE}"`);

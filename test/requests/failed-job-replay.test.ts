@@ -22,7 +22,7 @@ describe('a queued request whose job failed without storing an answer', () => {
   let tenant: Tenant;
   let workers: RunningWorkers | undefined;
 
-  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' })));
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300', DIRECT_COMMIT: 'off' })));
   afterAll(async () => {
     await workers?.stop();
     await app.close();

@@ -36,7 +36,7 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
   let workers: RunningWorkers | undefined;
 
   beforeAll(async () => {
-    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300' }));
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300', DIRECT_COMMIT: 'off' }));
     other = await createTenant(app);
   });
   afterAll(async () => {
@@ -246,7 +246,7 @@ describe('a queued request whose queue refuses the job', () => {
 
   beforeAll(async () => {
     queues = createJobQueues(testConfig(), REQUEST_QUEUES);
-    app = await startTestApp({ RESULT_WAIT_MS: '300', METRICS_TOKEN }, { queues });
+    app = await startTestApp({ RESULT_WAIT_MS: '300', METRICS_TOKEN, DIRECT_COMMIT: 'off' }, { queues });
     tenant = await createTenant(app);
     // Closed: every add is refused, as when Redis is unreachable.
     await queues.queue(transactionImportJob.queue).close();

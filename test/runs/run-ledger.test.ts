@@ -192,7 +192,10 @@ describe('the run ledger and GET /v1/data-import/runs/<run_id>/', () => {
 describe('the run ledger of a queued write that answered 503 result_pending', () => {
   let app: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '1' }, { workers: true })));
+  beforeAll(
+    async () =>
+      ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '1', DIRECT_COMMIT: 'off' }, { workers: true })),
+  );
   afterAll(() => app.close());
 
   it('is written by the worker when the work finishes, once, under the request id', async () => {

@@ -29,7 +29,13 @@ export async function startStaffApp(staffSettings: Record<string, string | numbe
   const redis = createRedis(config, 'producer');
   await untilReady(redis);
   const queues = createJobQueues(config, REQUEST_QUEUES);
-  const queued = createQueuedRequests({ db: t.db, queues, jobs: QUEUED_REQUEST_JOBS, waitMs: config.RESULT_WAIT_MS });
+  const queued = createQueuedRequests({
+    db: t.db,
+    queues,
+    jobs: QUEUED_REQUEST_JOBS,
+    waitMs: config.RESULT_WAIT_MS,
+    direct: config.DIRECT_COMMIT === 'on',
+  });
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const deps = { ...t, config, redis, queues, queued, metrics: createMetrics(), now };

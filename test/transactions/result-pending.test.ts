@@ -17,7 +17,7 @@ describe('POST /v1/data-import/transactions/create/ when the workers are slower 
   let tenant: Tenant;
   let workers: RunningWorkers | undefined;
 
-  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '200' })));
+  beforeAll(async () => ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '200', DIRECT_COMMIT: 'off' })));
   afterAll(async () => {
     await workers?.stop();
     await app.close();
