@@ -67,7 +67,7 @@ export const ConfigSchema = z
     // Accounts each API process remembers for writes (0 turns the cache off), and for how long: the
     // worker checks again what may change meanwhile (shared/accounts/writable-account-cache.ts).
     ACCOUNT_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
-    ACCOUNT_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+    ACCOUNT_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
     REFRESH_TOKEN_TTL_SECONDS: z.coerce
       .number()
       .int()
