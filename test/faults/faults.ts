@@ -232,17 +232,24 @@ export function restartPostgres(mode: 'fast' | 'immediate' = 'fast'): Fault {
   };
 }
 
-export function restartApi(): Fault {
+/**
+ * The API stopped and started again: gracefully (SIGTERM: requests in flight are answered), or killed
+ * (SIGKILL: a crash in the middle of the transactions it commits itself, whose clients see the
+ * connection drop and resend with their Idempotency-Key).
+ */
+export function restartApi(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Fault {
   return {
-    name: 'api SIGTERM + start',
+    name: `api ${signal} + start`,
     probe: 'transactions',
     async inject(ctx) {
       await busy(ctx, 2);
       const from = Date.now();
-      const code = await ctx.stack.api.stop();
+      const code = signal === 'SIGTERM' ? await ctx.stack.api.stop() : await ctx.stack.api.kill();
       const stoppedIn = Date.now() - from;
+      await pause(signal === 'SIGTERM' ? 0 : ctx.downMs);
       await ctx.stack.api.start();
-      return { down: [{ from, to: Date.now() }], notes: [`graceful stop took ${stoppedIn} ms, exit code ${code}`] };
+      const how = signal === 'SIGTERM' ? `graceful stop took ${stoppedIn} ms, exit code ${code}` : 'killed';
+      return { down: [{ from, to: Date.now() }], notes: [how] };
     },
   };
 }
