@@ -66,7 +66,7 @@ function noteAndSend(this: Response, body: unknown): Response {
 }
 
 /** Helmet's headers, in its order, as it sets them on every answer (read once from helmet itself). */
-export function securityHeaders(): [string, string][] {
+function securityHeaders(): [string, string][] {
   const headers: [string, string][] = [];
   const recorder = {
     setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),

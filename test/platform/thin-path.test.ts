@@ -1,7 +1,7 @@
 // The write endpoints' thin path (api/thin-path.ts) answers exactly as the routers do: the same status,
 // body and headers for a success and for every refusal before the handler. A path written without its
 // trailing slash is not the declared one, so it still goes through the routers: the two are compared.
-import Router from 'router';
+import { Router } from 'express';
 import { createTenant, request, startTestApp, type Json, type Tenant, type TestApp } from '../helpers/app';
 import { createTenantWithAccounts, importAccount } from '../notes/notes.fixture';
 
