@@ -62,7 +62,29 @@ const expressJson = express.response.json;
 function noteAndSend(this: Response, body: unknown): Response {
   if (this.statusCode >= 400) noteRefusal(this, body);
   noteAnswerBody(this, body);
-  return expressJson.call(this, body);
+  return sendJson(this, body);
+}
+
+/**
+ * What Express's res.json sends for a POST's JSON answer (the app sets no JSON replacer, spacing or
+ * escaping, and no ETag), without its settings and header look-ups; anything else is left to Express.
+ */
+function sendJson(res: Response, body: unknown): Response {
+  const status = res.statusCode;
+  const plain =
+    body !== undefined &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304 &&
+    !res.hasHeader('Content-Type') &&
+    !res.hasHeader('Transfer-Encoding');
+  if (!plain) return expressJson.call(res, body);
+  const text = JSON.stringify(body);
+  if (text === undefined) return expressJson.call(res, body);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
+  res.end(text, 'utf8');
+  return res;
 }
 
 /** Helmet's headers, in its order, as it sets them on every answer (read once from helmet itself). */
