@@ -58,6 +58,9 @@ interface ThinEndpoint {
 
 const expressJson = express.response.json;
 
+/** Longer paths are left to the routers without a pattern run over them. */
+const MAX_PATH = 512;
+
 /** res.json of a thin-path answer: notes a refusal's code and the body for the ledger, as the wrappers did. */
 function noteAndSend(this: Response, body: unknown): Response {
   if (this.statusCode >= 400) noteRefusal(this, body);
@@ -190,6 +193,8 @@ export function thinPath(deps: ThinPathDeps): RequestHandler {
   return (req, res, next) => {
     if (req.method !== 'POST') return next();
     const path = pathOf(req.url);
+    // A path longer than any declared one is the routers' (no pattern runs over it here).
+    if (path.length > MAX_PATH) return next();
     const endpoint = exact.get(path) ?? withParameters.find((e) => e.pattern.test(path));
     if (!endpoint) return next();
     const started = performance.now();
