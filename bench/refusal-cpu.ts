@@ -3,10 +3,9 @@
 // (`validate-account/?x=1`: authentication, the organisation rate limit, the body's read and scan, the
 // run id, the check, the error body, the log line and the metrics), kept busy by 64 requests at a time
 // over 16 keep-alive connections; CPU from /proc. What a request's plumbing costs, for comparing code.
-// Usage: npx tsx bench/refusal-cpu.ts [--seconds 8] [--database postgresql://…/data_import_bench…]
+// Usage: npx tsx bench/refusal-cpu.ts (BENCH_DATABASE_URL as for bench/run.ts; REFUSAL_CPU_SECONDS, 8 by default).
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { prepareFixtures } from './fixtures';
 import { REDIS_URL } from './measure';
@@ -16,12 +15,10 @@ import { build, freePort, obtainToken, spawnService, untilReady } from './servic
 const PATH = '/v1/data-import/validate-account/?x=1';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      seconds: { type: 'string', default: '8' },
-      database: { type: 'string', default: 'postgresql://postgres@127.0.0.1:5432/data_import_bench' },
-    },
-  });
+  const values = {
+    seconds: process.env.REFUSAL_CPU_SECONDS ?? '8',
+    database: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/data_import_bench',
+  };
   const name = decodeURIComponent(new URL(values.database).pathname.slice(1));
   if (!name.startsWith('data_import_bench')) throw new Error(`the database must be named data_import_bench*`);
   const f = await prepareFixtures(values.database, 1, 1);
