@@ -6,7 +6,7 @@
 import express, { type RequestHandler } from 'express';
 import { DATA_IMPORT_ENDPOINTS, ledgerEndpointOf } from '../shared/catalog/endpoints';
 import type { Config } from '../shared/platform/config';
-import type { EndpointDeclaration } from '../shared/requests/endpoint-declaration';
+import { takesThinPath, type EndpointDeclaration } from '../shared/requests/endpoint-declaration';
 import { MOUNTS, routeOf, type Mount } from './endpoint-path';
 import { callerOf } from './auth/authenticate';
 import { ConcurrencySlots, holdSlot } from './load-shedding';
@@ -21,14 +21,26 @@ export interface EndpointSteps {
   streams: StreamSlots;
 }
 
-/** A router with every declared endpoint under `mount` given its steps; the routes files add the handlers. */
-export function declaredEndpoints(mount: Mount, deps: EndpointSteps): express.Router {
+/**
+ * The steps of every declared endpoint under `mount`: as a router (the routes files add the handlers),
+ * and, for the endpoints on the thin path (api/thin-path.ts), as lists holding the same queued-write
+ * cap and stream slots, so both paths count together.
+ */
+export interface DeclaredEndpoints {
+  router: express.Router;
+  thinSteps: Map<EndpointDeclaration, RequestHandler[]>;
+}
+
+export function declaredEndpoints(mount: Mount, deps: EndpointSteps): DeclaredEndpoints {
   const router = express.Router();
+  const thinSteps = new Map<EndpointDeclaration, RequestHandler[]>();
   const cap = queuedWriteCap(deps.config);
   for (const declaration of DATA_IMPORT_ENDPOINTS.filter((e) => e.path.startsWith(`${MOUNTS[mount]}/`))) {
     if (hasSteps(declaration)) router[declaration.method](routeOf(declaration), ...stepsOf(declaration, deps, cap));
+    // The thin path's answer notes its body for the ledger itself (no res.json wrapper per request).
+    if (takesThinPath(declaration)) thinSteps.set(declaration, stepsOf(declaration, deps, cap, { bodyNoted: true }));
   }
-  return router;
+  return { router, thinSteps };
 }
 
 /** Whether the endpoint has steps before its handler (then its path is registered twice: steps, handler). */
@@ -41,11 +53,16 @@ export function hasSteps(declaration: EndpointDeclaration): boolean {
   );
 }
 
-function stepsOf(declaration: EndpointDeclaration, deps: EndpointSteps, cap: RequestHandler): RequestHandler[] {
+function stepsOf(
+  declaration: EndpointDeclaration,
+  deps: EndpointSteps,
+  cap: RequestHandler,
+  options: { bodyNoted?: boolean } = {},
+): RequestHandler[] {
   const steps: RequestHandler[] = [];
   const { ledger } = declaration;
   if (ledger) {
-    steps.push(recordRun(deps.ledger, { endpoint: ledgerEndpointOf(declaration), ...ledger }));
+    steps.push(recordRun(deps.ledger, { endpoint: ledgerEndpointOf(declaration), ...ledger }, options));
   }
   if (declaration.loadShedding === 'queued-write') steps.push(cap);
   if (declaration.loadShedding === 'stream') {

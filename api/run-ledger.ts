@@ -77,18 +77,28 @@ export function runContext(): RequestHandler {
   };
 }
 
-export function recordRun(ctx: LedgerContext, route: LedgerRoute): RequestHandler {
+/**
+ * Records the request's answer in the ledger once it is sent. `bodyNoted`: the response's res.json
+ * already notes its body (the thin path's, api/thin-path.ts), so it is not wrapped here.
+ */
+export function recordRun(
+  ctx: LedgerContext,
+  route: LedgerRoute,
+  options: { bodyNoted?: boolean } = {},
+): RequestHandler {
   return (req, res, next) => {
     const caller = req.caller;
     if (!caller) return next();
     // Read now: a route may drop the body once it has checked it.
     const subject = readSubject(route.subject, req.body);
     req.importSupplier = subject.supplierCode ?? undefined;
-    const json = res.json.bind(res);
-    res.json = (body: unknown) => {
-      noteAnswerBody(res, body);
-      return json(body);
-    };
+    if (!options.bodyNoted) {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        noteAnswerBody(res, body);
+        return json(body);
+      };
+    }
     res.locals.ledgerRun = {
       organisationId: caller.organisationId,
       runId: req.runId ?? null,

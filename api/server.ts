@@ -38,6 +38,7 @@ import { runContext } from './run-ledger';
 import { supplierLabels } from './refusal-labels';
 import { routeLabeller } from './route-labels';
 import { createStreamSlots, type StreamSlots } from './streaming';
+import { thinPath, type ThinMount } from './thin-path';
 
 export function createApp(deps: AppDeps): Express {
   const { config, db, logger, redis } = deps;
@@ -55,23 +56,26 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.TRUST_PROXY !== undefined) app.set('trust proxy', config.TRUST_PROXY);
+  const errors = errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS);
+  const suppliers = supplierLabels(db, logger);
+  const labeller = routeLabeller(() => app);
+  const authenticated = authenticate(verifier, refuseRevoked);
+  const dataImport = dataImportRoutes({ ...deps, streams }, authenticated);
+  const v2 = v2Routes({ ...deps, streams }, authenticated);
+  // The write endpoints: looked up once, run through their own steps only (api/thin-path.ts).
+  const { stopping, metrics } = deps;
+  app.use(thinPath({ mounts: [dataImport.thin, v2.thin], stopping, logger, metrics, suppliers, labeller, errors }));
   // Keep-alive clients would otherwise go on sending on their open sockets, so a stopping server
   // never drains and its force-close cuts whatever is in flight.
   app.use((_req, res, next) => {
-    if (deps.stopping?.()) res.shouldKeepAlive = false;
+    if (stopping?.()) res.shouldKeepAlive = false;
     next();
   });
   app.use(helmet());
   app.use(requestId());
   app.use(errorCodeOfResponse());
   app.use(requestLogger(logger));
-  app.use(
-    httpMetrics(
-      deps.metrics,
-      routeLabeller(() => app),
-      supplierLabels(db, logger),
-    ),
-  );
+  app.use(httpMetrics(metrics, labeller, suppliers));
   app.use(healthRoutes(deps));
   // Public documentation: mounted before /v1, whose routers authenticate.
   app.use(docsRoutes(config));
@@ -95,52 +99,76 @@ export function createApp(deps: AppDeps): Express {
     ),
   );
 
-  v1.use('/data-import', dataImportRoutes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));
+  v1.use('/data-import', dataImport.router);
   app.use('/v1', v1);
 
-  app.use('/v2', v2Routes({ ...deps, streams }, authenticate(verifier, refuseRevoked)));
+  app.use('/v2', v2.router);
 
   app.use(notFoundHandler());
-  app.use(errorMiddleware(logger, config.LOAD_SHED_RETRY_AFTER_SECONDS));
+  app.use(errors);
   return app;
 }
 
+/** A mount's router, and what the thin path takes of it (the same middleware and step instances). */
+interface MountedRoutes {
+  router: express.Router;
+  thin: ThinMount;
+}
+
+/**
+ * The middleware every data-import request runs before its endpoint's steps: authenticated, limited
+ * per organisation, parsed, its run id read. One list per mount, shared by its router and the thin path.
+ */
+function dataImportFront(deps: AppDeps, authenticated: RequestHandler): RequestHandler[] {
+  return [
+    authenticated,
+    organisationRateLimit(deps.redis, deps.config),
+    ...parseJsonBody(deps.config.BODY_LIMIT_BYTES),
+    runContext(),
+  ];
+}
+
 /** The v1 data-import API: authenticated, limited per organisation, parsed, recorded in the run ledger. */
-function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): express.Router {
-  const { db, logger, config, redis, streams } = deps;
+function dataImportRoutes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): MountedRoutes {
+  const { db, logger, config, streams } = deps;
   const dataImport = express.Router();
-  dataImport.use(authenticated);
-  dataImport.use(organisationRateLimit(redis, config));
-  dataImport.use(parseJsonBody(config.BODY_LIMIT_BYTES));
-  dataImport.use(runContext());
+  const front = dataImportFront(deps, authenticated);
+  dataImport.use(...front);
   // Each declared endpoint's steps (run ledger, queued-write cap, stream slot, query check), then its handler.
-  dataImport.use(declaredEndpoints('v1', { ledger: deps, config, streams }));
-  dataImport.use(accountRoutes({ db, logger, config, streams }));
-  dataImport.use(accountImportRoutes(deps));
-  dataImport.use(reconciliationRoutes({ db, logger, config, streams }));
-  dataImport.use(noteRoutes(deps));
-  dataImport.use(statementRoutes(deps));
-  dataImport.use(transactionRoutes(deps));
-  dataImport.use(paymentInstructionRoutes(deps));
-  dataImport.use(requestRoutes(deps));
-  dataImport.use(runRoutes(deps));
-  dataImport.use(runDeclarationRoutes(deps));
-  return dataImport;
+  const declared = declaredEndpoints('v1', { ledger: deps, config, streams });
+  dataImport.use(declared.router);
+  const routers = [
+    accountRoutes({ db, logger, config, streams }),
+    accountImportRoutes(deps),
+    reconciliationRoutes({ db, logger, config, streams }),
+    noteRoutes(deps),
+    statementRoutes(deps),
+    transactionRoutes(deps),
+    paymentInstructionRoutes(deps),
+    requestRoutes(deps),
+    runRoutes(deps),
+    runDeclarationRoutes(deps),
+  ];
+  for (const router of routers) dataImport.use(router);
+  // v1's JSON check sits on the /v1 router (it covers graphql too); the thin path runs its own first.
+  const thin = { mount: 'v1' as const, front: [requireJsonBody(), ...front], steps: declared.thinSteps, routers };
+  return { router: dataImport, thin };
 }
 
 /** The published contract's v2 account endpoints: authenticated, limited and parsed as v1's data-import. */
-function v2Routes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): express.Router {
+function v2Routes(deps: AppDeps & { streams: StreamSlots }, authenticated: RequestHandler): MountedRoutes {
   const v2 = express.Router();
-  v2.use(requireJsonBody());
+  const jsonOnly = requireJsonBody();
+  v2.use(jsonOnly);
   const dataImportV2 = express.Router();
-  dataImportV2.use(authenticated);
-  dataImportV2.use(organisationRateLimit(deps.redis, deps.config));
-  dataImportV2.use(parseJsonBody(deps.config.BODY_LIMIT_BYTES));
-  dataImportV2.use(runContext());
-  dataImportV2.use(declaredEndpoints('v2', { ledger: deps, config: deps.config, streams: deps.streams }));
-  dataImportV2.use(accountImportV2Routes(deps));
+  const front = dataImportFront(deps, authenticated);
+  dataImportV2.use(...front);
+  const declared = declaredEndpoints('v2', { ledger: deps, config: deps.config, streams: deps.streams });
+  dataImportV2.use(declared.router);
+  const routers = [accountImportV2Routes(deps)];
+  for (const router of routers) dataImportV2.use(router);
   v2.use('/data-import', dataImportV2);
-  return v2;
+  return { router: v2, thin: { mount: 'v2', front: [jsonOnly, ...front], steps: declared.thinSteps, routers } };
 }
 
 export interface RunningApi {

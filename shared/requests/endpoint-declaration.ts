@@ -31,9 +31,21 @@ export interface EndpointDeclaration extends DocumentedEndpoint {
    * streamed answer holding one of its organisation's stream slots (api/streaming.ts). Left out: neither.
    */
   loadShedding?: LoadShedding;
+  /**
+   * How the API reaches it: `thin`, looked up once by method and exact path and run through its own
+   * steps only (api/thin-path.ts); `routers`, through Express's routers. Left out: a POST is `thin`
+   * (every write of the data-import API), anything else `routers`.
+   */
+  dispatch?: Dispatch;
 }
 
 type LoadShedding = 'queued-write' | 'stream';
+type Dispatch = 'thin' | 'routers';
+
+/** Whether the API serves the endpoint on its thin path (the declaration's `dispatch`, or its default). */
+export function takesThinPath(declaration: EndpointDeclaration): boolean {
+  return (declaration.dispatch ?? (declaration.method === 'post' ? 'thin' : 'routers')) === 'thin';
+}
 
 /** Declares an endpoint (an identity, as queuedRequestJob is for jobs). */
 export const endpoint = (declaration: EndpointDeclaration): EndpointDeclaration => declaration;

@@ -244,11 +244,15 @@ export function restartApi(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Fault {
     async inject(ctx) {
       await busy(ctx, 2);
       const from = Date.now();
-      const code = signal === 'SIGTERM' ? await ctx.stack.api.stop() : await ctx.stack.api.kill();
-      const stoppedIn = Date.now() - from;
-      await pause(signal === 'SIGTERM' ? 0 : ctx.downMs);
+      let how = 'killed';
+      if (signal === 'SIGTERM') {
+        const code = await ctx.stack.api.stop();
+        how = `graceful stop took ${Date.now() - from} ms, exit code ${code}`;
+      } else {
+        await ctx.stack.api.kill();
+        await pause(ctx.downMs);
+      }
       await ctx.stack.api.start();
-      const how = signal === 'SIGTERM' ? `graceful stop took ${stoppedIn} ms, exit code ${code}` : 'killed';
       return { down: [{ from, to: Date.now() }], notes: [how] };
     },
   };
