@@ -114,10 +114,11 @@ async function memoryCurve(
   f: Fixtures,
   targets: { supplier: string; external: string }[],
 ) {
-  // The API alone: no worker takes the jobs, so every request waits its whole RESULT_WAIT_MS.
+  // The API alone, every write through the queue (DIRECT_COMMIT=off): no worker takes the jobs, so every
+  // request waits its whole RESULT_WAIT_MS.
   const api = spawnService('api', {
     runtime: o.runtime,
-    env: { ...env, RESULT_WAIT_MS: String(o.waitSeconds * 1000) },
+    env: { ...env, RESULT_WAIT_MS: String(o.waitSeconds * 1000), DIRECT_COMMIT: 'off' },
     port: await freePort(),
     logFile,
   });

@@ -122,7 +122,8 @@ describe('against the real service whose queue does not drain (no workers)', () 
   let world: ClientWorld;
 
   beforeAll(async () => {
-    app = await startTestApp({ RESULT_WAIT_MS: '200' });
+    // Through the queue (DIRECT_COMMIT=off): a batch the API commits itself would not wait for a worker.
+    app = await startTestApp({ RESULT_WAIT_MS: '200', DIRECT_COMMIT: 'off' });
     world = await clientWorld(app, 1);
   });
   afterAll(async () => {

@@ -19,8 +19,10 @@ describe('queued writes in flight', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    // No workers: every accepted write waits its whole RESULT_WAIT_MS, holding its slot.
+    // No workers, every write through the queue (DIRECT_COMMIT=off): every accepted write waits its
+    // whole RESULT_WAIT_MS, holding its slot.
     app = await startTestApp({
+      DIRECT_COMMIT: 'off',
       RESULT_WAIT_MS: '4000',
       QUEUED_REQUESTS_PER_ORGANISATION: '1',
       QUEUED_REQUESTS_PER_PROCESS: '2',

@@ -75,7 +75,11 @@ describe('a managed Redis endpoint after a fail-over', () => {
   it('answers every request after it once: a connection left on the demoted master reconnects on READONLY', async () => {
     const target = { port: first.port };
     endpoint = await startEndpoint(target);
-    app = await startTestApp({ REDIS_URL: endpoint.url, RESULT_WAIT_MS: '5000' }, { workers: true });
+    // Through the queue (DIRECT_COMMIT=off): the imports are what exercises the connections to Redis.
+    app = await startTestApp(
+      { REDIS_URL: endpoint.url, RESULT_WAIT_MS: '5000', DIRECT_COMMIT: 'off' },
+      { workers: true },
+    );
     const running = app;
     const tenant = await createTenant(running);
     const account = await importedAccount(running, tenant);

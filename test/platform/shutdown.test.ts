@@ -66,8 +66,10 @@ describe('SIGTERM on an API process', () => {
 
   it('turns not-ready first, keeps serving through the delay, answers a waiting queued write 503 result_pending with its Location, and exits 0', async () => {
     const port = await freePort();
-    // No worker runs: the queued write waits for as long as the process lets it.
+    // No worker runs and every write goes through the queue: the queued write waits for as long as the
+    // process lets it.
     const api = startProcess('api/main.ts', {
+      DIRECT_COMMIT: 'off',
       PORT: String(port),
       SHUTDOWN_DELAY_MS: '4000',
       RESULT_WAIT_MS: '60000',
