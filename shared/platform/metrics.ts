@@ -81,8 +81,9 @@ function jobMetrics(registry: Registry): Pick<Metrics, 'jobDuration' | 'groupCom
     groupCommits: new Histogram({
       name: 'group_commit_jobs',
       help:
-        'Jobs per group-commit transaction of a worker, by queue and outcome (committed, or failed: its jobs then ' +
-        'run alone, each counted again as a group of one).',
+        'Requests per group-commit transaction, by queue and outcome (committed, or failed: its requests then ' +
+        'run alone, each counted again as a group of one): the groups of jobs of a worker, and the transactions ' +
+        'the API commits itself (DIRECT_COMMIT) on the /metrics of the API.',
       labelNames: ['queue', 'outcome'],
       buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
