@@ -3,10 +3,21 @@
 import { statementsStatements } from '../../shared/statements/statement.repository';
 import { createHistoricalStatements } from '../../shared/statements/statement.use-cases';
 import { createTenant, type Tenant, type TestApp } from '../helpers/app';
+import { explainOnFreshTables } from '../helpers/fresh-tables';
 import { countMessages, type MessageCounter } from '../helpers/pg-messages';
 import { startTenantApp } from '../helpers/tenant-app';
 import { until } from '../helpers/until';
 import { createTenantWithAccounts, importAccount, postStatements, storedStatements } from './statements.fixture';
+
+/** What the statements write reads or writes. */
+const WRITE_TABLES = [
+  'historical_statements',
+  'accounts',
+  'account_import_processes',
+  'organisation_suppliers',
+  'import_suppliers',
+  'run_ledger',
+];
 
 describe('POST /v1/data-import/historical-statements/create/ — one transaction, two statements, one round trip', () => {
   let app: TestApp;
@@ -195,9 +206,10 @@ describe('POST /v1/data-import/historical-statements/create/ — one transaction
         },
       ],
     });
-    const { rows } = await app.db.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${write!.text}`, write!.values);
-    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    expect(plan).toMatch(/historical_statements_account_id_statement_id_key/);
+    // On fresh copies: another file may have analysed this worker's tables, and a small analysed table
+    // is rightly read whole.
+    const plan = await explainOnFreshTables(app.db.pool, WRITE_TABLES, write!);
+    expect(plan).toMatch(/historical_statements_account_id_statement_id_(key|idx)/);
     expect(plan).not.toMatch(/Seq Scan/);
   });
 });
