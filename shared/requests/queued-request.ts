@@ -251,6 +251,8 @@ async function submitInBurst(ctx: Context, burst: BurstQueue, req: SubmitRequest
  */
 async function submitDirect(ctx: Context, direct: DirectCommitter, req: SubmitRequest): Promise<Answer | undefined> {
   const { row } = newRowOf(req);
+  // The client's RESULT_WAIT_MS counts from here: a request handed to the queue waits what is left.
+  const deadline = Date.now() + ctx.waitMs;
   let committed;
   try {
     committed = await direct.commit(row, {
@@ -261,7 +263,7 @@ async function submitDirect(ctx: Context, direct: DirectCommitter, req: SubmitRe
       version: req.job.payload.version,
     });
   } catch {
-    return queueUnderId(ctx, req, row);
+    return queueUnderId(ctx, req, row, deadline);
   }
   return committed === null ? undefined : committed.answer;
 }
@@ -271,7 +273,12 @@ async function submitDirect(ctx: Context, direct: DirectCommitter, req: SubmitRe
  * (unless the commit happened after all: its answer is then the row's), its job, and the usual wait.
  * Undefined when the row is absent because its Idempotency-Key has another.
  */
-async function queueUnderId(ctx: Context, req: SubmitRequest, row: repo.NewPendingResult): Promise<Answer | undefined> {
+async function queueUnderId(
+  ctx: Context,
+  req: SubmitRequest,
+  row: repo.NewPendingResult,
+  deadline: number,
+): Promise<Answer | undefined> {
   const inserted = await repo.insertPendingMany(ctx.db.pool, [row], null);
   if (!inserted.has(row.id)) {
     const stored = await repo.findResult(ctx.db.pool, row.id);
@@ -281,7 +288,7 @@ async function queueUnderId(ctx: Context, req: SubmitRequest, row: repo.NewPendi
   const waiter = ctx.waiters.watch(row.id);
   try {
     await enqueueOrRefuse(ctx, req, row.id, { replay: false });
-    return await waitForResult(ctx, req, waiter, row.id, false);
+    return await waitForResult(ctx, req, waiter, row.id, false, deadline);
   } finally {
     waiter.close();
   }
