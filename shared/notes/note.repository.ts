@@ -4,8 +4,8 @@
 // previous holder of the lock committed, finds the account (visible, imported, its supplier Ongoing),
 // each note's stored match, decides every note in request order, inserts the new ones and the
 // request's run-ledger rows. Account creation inserts a new account's notes with insertNotes.
-import { countedLedgerInsert, ledgerTemplate, type RequestLedger } from '../runs/ledger.public';
-import { WRITABLE_ACCOUNT_SQL } from '../accounts/account.use-cases';
+import { countedLedgerInsert } from '../runs/ledger.public';
+import { accountWriteValues, WRITABLE_ACCOUNT_SQL, type AccountWrite } from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
 import type { Prepared, Sql } from '../platform/db';
 import type { Statement } from '../platform/one-round-trip';
@@ -119,17 +119,10 @@ export interface StoredNote {
 
 export type NewNote = StoredNote;
 
-/** Who writes, where, and what the request's run-ledger rows say (none when undefined). */
-export interface NotesWrite {
-  organisationId: number;
-  supplierCode: string;
-  externalAccountNumber: string;
-  bucket: string;
-  dryRun: boolean;
-  timeoutMs: number;
+/** A notes write: who writes, where, the ledger rows (AccountWrite), and the notes. */
+export interface NotesWrite extends AccountWrite {
   /** The note as it would be stored, and the created_at it was sent with (null: matches any time). */
   notes: { note: NewNote; sentAt: Date | null }[];
-  ledger?: { run: RequestLedger; template: Parameters<typeof ledgerTemplate>[2] };
 }
 
 /** What the write decided for one note: a match on the account, an earlier note of the request, or new. */
@@ -146,12 +139,7 @@ export function notesStatements(w: NotesWrite): Statement[] {
     {
       text: WRITE,
       values: [
-        w.organisationId,
-        w.supplierCode,
-        w.externalAccountNumber,
-        w.bucket,
-        w.ledger ? ledgerTemplate(w.ledger.run, 201, w.ledger.template) : '[]',
-        w.dryRun,
+        ...accountWriteValues(w),
         notes.map((n) => n.body),
         notes.map((n) => JSON.stringify(n.documents.map((d) => d.document_path))),
         w.notes.map((n) => n.sentAt),

@@ -2,10 +2,10 @@
 // (shared/platform/one-round-trip.ts). The first sets the transaction's timeouts; the second finds the
 // account (visible, imported, its supplier Ongoing), the statement_ids it already has, and, when it
 // has none of them, inserts every statement and the request's run-ledger rows (a dry run only the rows).
-import { WRITABLE_ACCOUNT_SQL } from '../accounts/account.use-cases';
+import { accountWriteValues, WRITABLE_ACCOUNT_SQL, type AccountWrite } from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
 import type { Statement } from '../platform/one-round-trip';
-import { countedLedgerInsert, ledgerTemplate, type RequestLedger } from '../runs/ledger.public';
+import { countedLedgerInsert } from '../runs/ledger.public';
 
 export interface NewStatement {
   statementId: string;
@@ -59,16 +59,8 @@ SELECT a.status AS supplier_status, (e.ord - 1)::int AS existing
   LEFT JOIN existing e ON true
  ORDER BY e.ord`;
 
-export interface StatementsWrite {
-  organisationId: number;
-  supplierCode: string;
-  externalAccountNumber: string;
-  bucket: string;
-  dryRun: boolean;
-  timeoutMs: number;
+export interface StatementsWrite extends AccountWrite {
   statements: NewStatement[];
-  /** The request's rows when it succeeds (entriesOf for the answer, `items` counted by the write). */
-  ledger?: { run: RequestLedger; template: Parameters<typeof ledgerTemplate>[2] };
 }
 
 /** The two statements of one request (see WRITE): run them with inOneRoundTrip. */
@@ -79,12 +71,7 @@ export function statementsStatements(w: StatementsWrite): Statement[] {
     {
       text: WRITE,
       values: [
-        w.organisationId,
-        w.supplierCode,
-        w.externalAccountNumber,
-        w.bucket,
-        w.ledger ? ledgerTemplate(w.ledger.run, 201, w.ledger.template) : '[]',
-        w.dryRun,
+        ...accountWriteValues(w),
         s.map((x) => x.statementId),
         s.map((x) => x.billPeriodFromDate),
         s.map((x) => x.billPeriodToDate),
