@@ -30,6 +30,11 @@ export class TokenSource {
   private renewing?: Promise<Session>;
   /** Until the first token arrives, a service that cannot be reached is a wrong address, not an outage. */
   private reached = false;
+  /**
+   * A sign-in that failed for good (a refused key, a redirect, a wrong address): every later caller gets
+   * the same answer without asking again, so the run's first requests, started side by side, send one.
+   */
+  private failed?: FatalError;
 
   constructor(
     private readonly baseUrl: string,
@@ -46,8 +51,14 @@ export class TokenSource {
 
   /** Called after a 401 with the token that was refused; a renewal already done by another request is reused. */
   async renew(stale?: string): Promise<Session> {
+    if (this.failed) throw this.failed;
     if (this.session && this.session.token !== stale) return this.session;
-    this.renewing ??= this.obtain().finally(() => (this.renewing = undefined));
+    this.renewing ??= this.obtain()
+      .catch((err: unknown) => {
+        if (err instanceof FatalError) this.failed = err;
+        throw err;
+      })
+      .finally(() => (this.renewing = undefined));
     return this.renewing;
   }
 
