@@ -93,14 +93,19 @@ export class CpuMeter {
   }
 }
 
+/** The machine's monotonic clock in microseconds (CLOCK_MONOTONIC, as V8's profiler stamps its samples). */
+export const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 export async function throughput(meter: CpuMeter, spec: LoadSpec): Promise<Throughput> {
   const stop = await meter.start();
   reapedChildrenCpuSeconds();
   const started = performance.now();
+  const fromUs = monotonicUs();
   const w = await runLoad<WindowResult>(spec);
+  const window = { fromUs, toUs: monotonicUs() };
   const wall = (performance.now() - started) / 1000;
   const cpu = { ...(await stop()), load: +(reapedChildrenCpuSeconds() / wall).toFixed(2) };
-  return { ...w, perSecond: w.items / w.seconds, requestsPerSecond: w.requests / w.seconds, cpu };
+  return { ...w, perSecond: w.items / w.seconds, requestsPerSecond: w.requests / w.seconds, cpu, window };
 }
 
 export async function restingRss(pid: number): Promise<number> {

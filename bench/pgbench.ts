@@ -7,18 +7,22 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from 'pg';
-import { say } from './measure';
+import { say, type CpuMeter } from './measure';
 import type { PgbenchReference } from './results';
 
 const run = promisify(execFile);
 const TABLE = 'bench_pgbench_rows';
 const PGBENCH = process.env.BENCH_PGBENCH ?? 'pgbench';
 
-/** Runs pgbench for `seconds` with `clients` clients, one `rows`-row INSERT per transaction. */
+/**
+ * Runs pgbench for `seconds` with `clients` clients, one `rows`-row INSERT per transaction; with a
+ * meter, also PostgreSQL's CPU per transaction (what one such commit costs the database at the least).
+ */
 export async function pgbenchReference(
   pg: Client,
   databaseUrl: string,
   opts: { clients: number; rows: number; seconds: number },
+  meter?: CpuMeter,
 ): Promise<PgbenchReference> {
   say(`pgbench reference: ${opts.clients} clients × one ${opts.rows}-row insert per transaction`);
   await pg.query(
@@ -36,13 +40,19 @@ export async function pgbenchReference(
   );
   const threads = Math.min(opts.clients, 2);
   try {
+    const started = performance.now();
+    const stop = await meter?.start();
     const { stdout } = await run(
       PGBENCH,
       ['-n', '-c', String(opts.clients), '-j', String(threads), '-T', String(opts.seconds), '-f', script, databaseUrl],
       { timeout: (opts.seconds + 60) * 1000 },
     );
+    const cores = (await stop?.())?.postgres;
     const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1];
-    return { ...opts, tps: tps === undefined ? null : Math.round(Number(tps)) };
+    const done = Number(/number of transactions actually processed: (\d+)/.exec(stdout)?.[1] ?? 0);
+    const wallMs = performance.now() - started;
+    const pgCpuMs = cores !== undefined && done > 0 ? +((cores * wallMs) / done).toFixed(3) : undefined;
+    return { ...opts, tps: tps === undefined ? null : Math.round(Number(tps)), pgCpuMs };
   } catch (err) {
     return { ...opts, tps: null, error: (err as Error).message.slice(0, 300) };
   } finally {

@@ -4,39 +4,17 @@
 // process waits for a CPU (a busy machine, or PostgreSQL woken by a write) its samples land on the
 // frame it was in, typically writev; read CPU itself from the bench's "cores used" figures.
 // Usage: tsx bench/profile-top.ts <file.cpuprofile> [rows]
-import { readFileSync } from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { placeOf as where, readCpuProfile, type ProfileNode } from './cpu-profile';
 
 const [file, rowsArg] = process.argv.slice(2);
 if (!file) throw new Error('usage: tsx bench/profile-top.ts <file.cpuprofile> [rows]');
 const rows = Number(rowsArg ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const profile = readCpuProfile(file);
 
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const parent = new Map<number, number>();
-for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const { id, us } of profile.samples) self.set(id, (self.get(id) ?? 0) + us);
 const totalUs = [...self.values()].reduce((a, b) => a + b, 0);
 
-function where(url: string): string {
-  if (!url) return '(native)';
-  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (m) return m[1]!;
-  if (url.startsWith('node:')) return 'node core';
-  const own = /\/(api|worker|shared|scripts|prisma)\/(.*)$/.exec(url);
-  return own ? `${own[1]}/${own[2]!.split('/')[0]}` : url;
-}
 const label = (n: ProfileNode) =>
   `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 
@@ -52,15 +30,14 @@ const selfByPlace = new Map<string, number>();
 const inclusiveOwn = new Map<string, number>();
 const inclusivePlace = new Map<string, number>();
 for (const [id, us] of self) {
-  const node = byId.get(id)!;
+  const node = profile.nodes.get(id)!;
   selfByFunction.set(label(node), (selfByFunction.get(label(node)) ?? 0) + us);
   const place = where(node.callFrame.url);
   selfByPlace.set(place, (selfByPlace.get(place) ?? 0) + us);
   // Charge this sample to every distinct own-code frame and package on its stack.
   const seen = new Set<string>();
   const places = new Set<string>();
-  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-    const n = byId.get(cur)!;
+  for (const n of profile.stack(id)) {
     places.add(where(n.callFrame.url));
     if (
       /\/(api|worker|shared|scripts)\//.test(n.callFrame.url) &&

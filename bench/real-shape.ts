@@ -44,7 +44,7 @@ export async function realShapePhase(
   });
   const seconds = Math.max(5, Math.round(ctx.durationMs / 1000));
   const reference = (rows: number) =>
-    pgbenchReference(ctx.pg, ctx.databaseUrl, { clients: ctx.clients, rows, seconds });
+    pgbenchReference(ctx.pg, ctx.databaseUrl, { clients: ctx.clients, rows, seconds }, meter);
   const pgbenchBatch = await reference(ctx.batch);
   say(`real shape: notes, ${ctx.clients} clients × 1`);
   const notes = await throughput(meter, { kind: 'notes', ...common, batch: 1, runId: `${ctx.runId}r` });
@@ -62,11 +62,13 @@ export async function realShapePhase(
 }
 
 const n = (v: number) => v.toLocaleString('en-GB', { maximumFractionDigits: 0 });
-const ms = (t: Throughput, cores: number | undefined) => ((cores ?? 0) / t.requestsPerSecond) * 1000;
+/** A process's CPU in ms per request of the phase, from its average cores over the phase. */
+export const cpuMsPerRequest = (t: Throughput, cores: number | undefined) =>
+  ((cores ?? 0) / t.requestsPerSecond) * 1000;
 /** Where a request's CPU goes: the API, the worker, PostgreSQL and Redis, in ms per request. */
 const split = (t: Throughput) => {
   const c: CpuUse = t.cpu;
-  const f = (cores: number | undefined) => ms(t, cores).toFixed(2);
+  const f = (cores: number | undefined) => cpuMsPerRequest(t, cores).toFixed(2);
   return `API ${f(c.api)} · worker ${f(c.worker)} · pg ${f(c.postgres)} · redis ${f(c.redis)} ms`;
 };
 
@@ -103,7 +105,7 @@ export function realShapeRows(r: BenchResults): Row[] {
     });
     if (pgbench) rows.push(pgbenchRow(pgbench.one, one));
     rows.push(...common(one));
-    const api = ms(one, one.cpu.api);
+    const api = cpuMsPerRequest(one, one.cpu.api);
     rows.push({
       figure: '  API CPU per request',
       value: `${api.toFixed(3)} ms`,
@@ -120,9 +122,10 @@ function pgbenchRow(ref: PgbenchReference, t: Throughput): Row {
   if (ref.tps === null) return { figure, value: `not measured (${ref.error ?? 'no tps line'})`, target: '' };
   const share = (t.requestsPerSecond / ref.tps) * 100;
   const target = ref.rows === 1 ? 45 : 30;
+  const floor = ref.pgCpuMs === undefined ? '' : `; pg ${ref.pgCpuMs.toFixed(2)} ms of CPU per transaction`;
   return {
     figure,
-    value: `${n(ref.tps)} TPS; the phase is ${share.toFixed(1)} % of it`,
+    value: `${n(ref.tps)} TPS; the phase is ${share.toFixed(1)} % of it${floor}`,
     target: `≥ ${target} %`,
     met: share >= target,
   };

@@ -9,6 +9,8 @@ export interface PgbenchReference {
   seconds: number;
   /** Transactions per second (without the initial connection time), or null when pgbench could not run. */
   tps: number | null;
+  /** PostgreSQL's CPU per pgbench transaction (its backends only): the floor of one such commit. */
+  pgCpuMs?: number;
   error?: string;
 }
 
@@ -29,12 +31,19 @@ export interface Throughput extends WindowResult {
   perSecond: number;
   requestsPerSecond: number;
   cpu: CpuUse;
+  /**
+   * When the phase ran (warm-up included), in microseconds of the machine's monotonic clock, the clock
+   * of a V8 CPU profile's timestamps too: bench/cost-breakdown.ts reads a phase's samples by it.
+   */
+  window?: { fromUs: number; toUs: number };
 }
 
 export interface BenchResults {
   date: string;
   /** autovacuum: PostgreSQL's setting (`SHOW autovacuum`); off on the shared machines. */
   host: { cpus: number; node: string; loadBefore: number[]; loadAfter: number[]; autovacuum?: string };
+  /** The service's children, whose CPU profiles (--cpu-prof) are named after them. */
+  pids?: { api: number; worker: number };
   params: {
     accounts: number;
     listAccounts: number;

@@ -171,6 +171,7 @@ async function npmStartPhases(b: Bench): Promise<void> {
   try {
     await untilReady(service.base);
     const pids = await children(service);
+    results.pids = pids;
     let token: string | undefined;
     if (has('idle')) ({ idle: results.idle, token } = await idlePhase(service, pids, b.f));
     token ??= await obtainToken(service.base, b.f.apiKey);
