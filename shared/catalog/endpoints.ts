@@ -10,7 +10,7 @@ import { createPaymentInstructionEndpoint } from '../payment-instructions/paymen
 import { reconciliationEndpoint } from '../reconciliation/reconciliation.endpoint';
 import type { EndpointDeclaration } from '../requests/endpoint-declaration';
 import { requestAnswerEndpoint } from '../requests/request-answer.endpoint';
-import { runEndpoint } from '../runs/run.endpoint';
+import { runEndpoint } from '../run-progress/run.endpoint';
 import { runDeclarationEndpoint } from '../run-progress/run-declaration.endpoint';
 import { createStatementsEndpoint } from '../statements/statement.endpoint';
 import { createTransactionsEndpoint } from '../transactions/transaction.endpoint';

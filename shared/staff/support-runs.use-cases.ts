@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Database } from '../platform/db';
 import { supplierNotFound } from '../platform/errors';
 import { parseOrThrow } from '../platform/validation';
-import { getRun } from '../runs/run.use-cases';
+import { getRun } from '../run-progress/run.use-cases';
 import { findSupplier } from './support.repository';
 import * as repo from './support-runs.repository';
 

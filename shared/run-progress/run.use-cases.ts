@@ -4,9 +4,9 @@
 import type { Database } from '../platform/db';
 import { NotFoundError, ValidationError } from '../platform/errors';
 import { formatDateTime } from '../platform/fields';
-import { OUTCOMES, type Outcome } from './ledger-entries';
+import { OUTCOMES, type Outcome } from '../runs/ledger-entries';
 import * as repo from './run.repository';
-import { runProgress } from '../run-progress/run-progress.use-cases';
+import { runProgress } from './run-progress.use-cases';
 
 /** Accounts per page of a run's answer. */
 export const RUN_ACCOUNTS_PAGE = 100;

@@ -5,9 +5,9 @@ import { ERRORS } from '../openapi/error-codes';
 import { jsonResponse, REQUEST_ID_HEADER } from '../openapi/responses';
 import { annotate, named } from '../openapi/schema-registry';
 import { endpoint } from '../requests/endpoint-declaration';
-import { OUTCOMES } from './ledger-entries';
+import { OUTCOMES } from '../runs/ledger-entries';
 import { RUN_ACCOUNTS_PAGE } from './run.use-cases';
-import { RunProgress } from '../run-progress/run-declaration.endpoint';
+import { RunProgress } from './run-declaration.endpoint';
 
 const RunRequest = named(
   'RunRequest',
