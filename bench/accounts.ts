@@ -6,7 +6,7 @@
 import type { Client } from 'pg';
 import type { AccountsResult } from './account-load';
 import { clearAccountSupplier } from './fixtures';
-import { type CpuMeter, runLoad, say } from './measure';
+import { type CpuMeter, monotonicUs, runLoad, say } from './measure';
 import { rssMb } from './proc';
 import type { Row } from './report';
 import type { AccountsPhaseResult, RssTrack } from './results';
@@ -89,6 +89,7 @@ export async function accountsPhase(meter: CpuMeter, ctx: Ctx): Promise<Accounts
   const stopRss = rssSampler(ctx.pids);
   const stopCpu = await meter.start();
   const started = performance.now();
+  const fromUs = monotonicUs();
   const load = await runLoad<AccountsResult>({
     kind: 'accounts',
     base: ctx.base,
@@ -101,6 +102,7 @@ export async function accountsPhase(meter: CpuMeter, ctx: Ctx): Promise<Accounts
     maxWaitMs: 300_000,
   });
   const wall = (performance.now() - started) / 1000;
+  const window = { fromUs, toUs: monotonicUs() };
   const cpu = await stopCpu();
   const rss = stopRss();
   const db1 = await databaseCounters(ctx.pg);
@@ -120,6 +122,8 @@ export async function accountsPhase(meter: CpuMeter, ctx: Ctx): Promise<Accounts
     depth: ctx.depth,
     cpu,
     cpuMsPerAccount: { api: ms(cpu.api), worker: ms(cpu.worker), postgres: ms(cpu.postgres), redis: ms(cpu.redis) },
+    kernelMsPerAccount: cpu.system && { api: ms(cpu.system.api), worker: ms(cpu.system.worker) },
+    window,
     database: {
       transactionsPerAccount: per(db1.commits - db0.commits),
       rowsInsertedPerAccount: per(db1.inserted - db0.inserted),

@@ -1,8 +1,8 @@
 // Where each millisecond of a small request's CPU goes, in the API and in the worker: a bench run's
 // CPU profiles (`--cpu-prof DIR`) cut to each real-shape phase's window (bench/results.json), their
 // busy samples sorted into the stages a request passes through, each stage's share then scaled to the
-// process's measured CPU per request. Samples are wall-clock while the process runs or waits for a
-// core, so a stage that wakes another process (a socket write) is somewhat over-counted against CPU.
+// process's measured CPU per request: the kernel's part (system calls) as /proc measured it, the rest
+// by each stage's share of the samples in the process's own code.
 // Usage: tsx bench/cost-breakdown.ts <profile dir> [bench/results.json]
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,17 +31,29 @@ const STAGES: [stage: string, places: RegExp][] = [
   ['the endpoint’s own work', /^shared\//],
   [
     'HTTP, routing, answer',
-    /^(express|router|finalhandler|on-finished|parseurl|statuses|http-errors|depd|qs|type-is|media-typer|content-type|mime-types|mime-db|helmet|send|vary|side-channel.*|get-intrinsic|api\/.*)$/,
+    /^(node http|express|router|finalhandler|on-finished|parseurl|statuses|http-errors|depd|qs|type-is|media-typer|content-type|mime-types|mime-db|helmet|send|vary|side-channel.*|get-intrinsic|api\/.*)$/,
   ],
   ['worker loop', /^worker\//],
 ];
 
-/** The stage of one busy sample: its nearest frame whose code belongs to a stage, else by its leaf. */
+const WRITES = ': its socket writes';
+
+/** Node's own HTTP server and client code: counted with the HTTP stage. */
+const NODE_HTTP = /^node:(_http_|http$|https$)/;
+
+/** Native socket writes: the system call, and the wait for a core when it wakes the process it writes to. */
+const SOCKET_WRITES = new Set(['writev', 'writeBuffer', 'writeString', 'writeUtf8String', 'writeLatin1String']);
+
+/**
+ * The stage of one busy sample: its nearest frame whose code belongs to a stage, else by its leaf; a
+ * socket write is shown apart within its stage.
+ */
 function stageOf(stack: ProfileNode[]): string {
+  const write = SOCKET_WRITES.has(stack[0]!.callFrame.functionName) ? WRITES : '';
   for (const frame of stack) {
-    const place = placeOf(frame.callFrame.url);
+    const place = NODE_HTTP.test(frame.callFrame.url) ? 'node http' : placeOf(frame.callFrame.url);
     const hit = STAGES.find(([, places]) => places.test(place));
-    if (hit) return hit[0];
+    if (hit) return hit[0] + write;
   }
   const leaf = stack[0]!.callFrame.functionName;
   if (leaf === '(garbage collector)') return 'garbage collection';
@@ -62,40 +74,91 @@ function breakdown(profile: CpuProfile, window: { fromUs: number; toUs: number }
   return byStage;
 }
 
-function print(title: string, byStage: Map<string, number>, msPerRequest: number): void {
-  const busy = [...byStage.values()].reduce((a, b) => a + b, 0);
-  console.log(
-    `\n${title}: ${msPerRequest.toFixed(3)} ms of CPU per request, ${(busy / 1e6).toFixed(1)} s of busy samples`,
-  );
-  for (const [stage, us] of [...byStage].sort((a, b) => b[1] - a[1])) {
-    const share = us / busy;
-    console.log(
-      `  ${(share * msPerRequest).toFixed(3).padStart(7)} ms  ${(share * 100).toFixed(1).padStart(5)} %  ${stage}`,
-    );
+/**
+ * The process's CPU per request: the kernel's part as measured (/proc), its own part shared among the
+ * stages by their busy samples; samples in a socket write stand for kernel time and are left out of
+ * that share (they also hold the wait for a core when the write wakes its reader).
+ */
+function print(
+  title: string,
+  unit: string,
+  byStage: Map<string, number>,
+  totalMs: number,
+  kernelMs: number | undefined,
+): void {
+  const own = [...byStage].filter(([stage]) => kernelMs === undefined || !stage.endsWith(WRITES));
+  const ownUs = own.reduce((a, [, us]) => a + us, 0);
+  const userMs = totalMs - (kernelMs ?? 0);
+  console.log(`\n${title}: ${totalMs.toFixed(3)} ms of CPU per ${unit}`);
+  if (kernelMs !== undefined)
+    console.log(`  ${kernelMs.toFixed(3).padStart(7)} ms  in the kernel (socket reads and writes, epoll)`);
+  for (const [stage, us] of own.sort((a, b) => b[1] - a[1])) {
+    const share = us / ownUs;
+    console.log(`  ${(share * userMs).toFixed(3).padStart(7)} ms  ${(share * 100).toFixed(1).padStart(5)} %  ${stage}`);
   }
 }
 
 const [dir, resultsFile = 'bench/results.json'] = process.argv.slice(2);
 if (!dir) throw new Error('usage: tsx bench/cost-breakdown.ts <profile dir> [bench/results.json]');
 const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults;
-if (!results.pids || !results.real) throw new Error(`${resultsFile} holds no real-shape phase of a profiled run`);
+if (!results.pids) throw new Error(`${resultsFile} is not from a run that started the service with --cpu-prof`);
 const files = readdirSync(dir);
 const profileOf = (pid: number) => {
   const file = files.find((f) => f.includes(`.${pid}.`) && f.endsWith('.cpuprofile'));
   return file && readCpuProfile(path.join(dir, file));
 };
-const roles = [
-  ['API', profileOf(results.pids.api), 'api'],
-  ['worker', profileOf(results.pids.worker), 'worker'],
+const profiles = { api: profileOf(results.pids.api), worker: profileOf(results.pids.worker) };
+const ROLES = [
+  ['API', 'api'],
+  ['worker', 'worker'],
 ] as const;
-const phases: [string, Throughput][] = [
-  [`transactions, ${results.real.clients} clients × ${results.real.batch}`, results.real.transactions],
-  [`notes, ${results.real.clients} clients × 1`, results.real.notes],
-  [`statements, ${results.real.clients} clients × 1`, results.real.statements],
-];
-for (const [phase, t] of phases) {
-  if (!t.window) continue;
-  for (const [role, profile, key] of roles) {
-    if (profile) print(`${phase} — ${role}`, breakdown(profile, t.window), cpuMsPerRequest(t, t.cpu[key]));
+
+/** A phase's window and, per role, its CPU and the kernel's part of it, in ms per request (or account). */
+interface Phase {
+  name: string;
+  unit: string;
+  window?: { fromUs: number; toUs: number };
+  ms: Record<'api' | 'worker', { total: number; kernel?: number }>;
+}
+
+const phases: Phase[] = [];
+if (results.real) {
+  const { clients, batch } = results.real;
+  const perRequest = (name: string, t: Throughput): Phase => ({
+    name,
+    unit: 'request',
+    window: t.window,
+    ms: {
+      api: { total: cpuMsPerRequest(t, t.cpu.api), kernel: t.cpu.system && cpuMsPerRequest(t, t.cpu.system.api) },
+      worker: {
+        total: cpuMsPerRequest(t, t.cpu.worker),
+        kernel: t.cpu.system && cpuMsPerRequest(t, t.cpu.system.worker),
+      },
+    },
+  });
+  phases.push(
+    perRequest(`transactions, ${clients} clients × ${batch}`, results.real.transactions),
+    perRequest(`notes, ${clients} clients × 1`, results.real.notes),
+    perRequest(`statements, ${clients} clients × 1`, results.real.statements),
+  );
+}
+if (results.accounts) {
+  const a = results.accounts;
+  phases.push({
+    name: `accounts scheduled and awaited, ${a.clients} clients × ${a.depth}`,
+    unit: 'account',
+    window: a.window,
+    ms: {
+      api: { total: a.cpuMsPerAccount.api, kernel: a.kernelMsPerAccount?.api },
+      worker: { total: a.cpuMsPerAccount.worker, kernel: a.kernelMsPerAccount?.worker },
+    },
+  });
+}
+for (const phase of phases) {
+  if (!phase.window) continue;
+  for (const [role, key] of ROLES) {
+    const profile = profiles[key];
+    const { total, kernel } = phase.ms[key];
+    if (profile) print(`${phase.name} — ${role}`, phase.unit, breakdown(profile, phase.window), total, kernel);
   }
 }

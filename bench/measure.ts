@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { Client } from 'pg';
 import type { AccountsResult } from './account-load';
 import type { DownloadResult, HoldResult, LoadSpec, WindowResult } from './load';
-import { childrenByRole, cpuSeconds, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
+import { childrenByRole, cpuSeconds, cpuSplitSeconds, processTree, reapedChildrenCpuSeconds, rssMb } from './proc';
 import type { CpuUse, Throughput } from './results';
 
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -34,6 +34,13 @@ export const treeCpuSeconds = (pid: number) => processTree(pid).reduce((sum, p) 
 function roleCpuSeconds(servicePid: number): { api: number; worker: number } {
   const { api, worker } = childrenByRole(servicePid);
   const sum = (pids: number[]) => pids.reduce((total, pid) => total + treeCpuSeconds(pid), 0);
+  return { api: sum(api), worker: sum(worker) };
+}
+
+/** The kernel's part of each role's CPU seconds (the children themselves; they start no processes). */
+function roleSystemSeconds(servicePid: number): { api: number; worker: number } {
+  const { api, worker } = childrenByRole(servicePid);
+  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSplitSeconds(pid).system, 0);
   return { api: sum(api), worker: sum(worker) };
 }
 
@@ -70,6 +77,7 @@ export class CpuMeter {
     this.started = performance.now();
     const service0 = treeCpuSeconds(this.servicePid);
     const roles0 = roleCpuSeconds(this.servicePid);
+    const system0 = roleSystemSeconds(this.servicePid);
     const redis0 = cpuSeconds(this.redisPid);
     await this.sample();
     this.timer = setInterval(() => void this.sample().catch(() => undefined), 500);
@@ -81,11 +89,13 @@ export class CpuMeter {
       for (const [pid, s] of this.last) postgres += s - this.first.get(pid)!;
       const r2 = (v: number) => +(v / wall).toFixed(2);
       const roles = roleCpuSeconds(this.servicePid);
+      const system = roleSystemSeconds(this.servicePid);
       return {
         service: r2(treeCpuSeconds(this.servicePid) - service0),
         // A child that exits within the phase (a SIGKILLed worker) leaves its role's sum: that figure is then low.
         api: r2(roles.api - roles0.api),
         worker: r2(roles.worker - roles0.worker),
+        system: { api: r2(system.api - system0.api), worker: r2(system.worker - system0.worker) },
         postgres: r2(postgres),
         redis: r2(cpuSeconds(this.redisPid) - redis0),
       };

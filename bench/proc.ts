@@ -13,13 +13,19 @@ export function rssMb(pid: number): number {
 
 /** User + system CPU seconds the process has used (0 once it is gone). */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuSplitSeconds(pid);
+  return user + system;
+}
+
+/** The process's CPU seconds in its own code (user) and in the kernel on its behalf (system). */
+export function cpuSplitSeconds(pid: number): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
-    return 0;
+    return { user: 0, system: 0 };
   }
 }
 

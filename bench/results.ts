@@ -20,6 +20,8 @@ export interface CpuUse {
   /** The API and the worker children of the service (a lone `npm run start:api` counts as neither). */
   api?: number;
   worker?: number;
+  /** Of `api` and `worker`, the part the kernel spent on their behalf (system calls: sockets, epoll). */
+  system?: { api: number; worker: number };
   /** PostgreSQL backends serving the bench database. */
   postgres: number;
   /** The whole Redis server (shared with anything else on the machine). */
@@ -131,6 +133,10 @@ export interface AccountsPhaseResult extends AccountsResult {
   cpu: Omit<CpuUse, 'load'>;
   /** CPU milliseconds per PROCESSED account, by process. */
   cpuMsPerAccount: { api: number; worker: number; postgres: number; redis: number };
+  /** Of the API's and the worker's, the kernel's part (system calls). */
+  kernelMsPerAccount?: { api: number; worker: number };
+  /** When the phase ran, on the monotonic clock (see Throughput's). */
+  window?: { fromUs: number; toUs: number };
   /** Per PROCESSED account: committed database transactions and rows inserted (pg_stat_database). */
   database: { transactionsPerAccount: number; rowsInsertedPerAccount: number };
   /** The worker's group commits of the accounts queue: how many, and jobs per transaction on average. */
