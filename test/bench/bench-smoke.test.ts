@@ -12,7 +12,11 @@ const ROOT = path.join(__dirname, '..', '..');
 const PG_BASE = process.env.TEST_PG_BASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const database = `data_import_bench_smoke_${uniqueSuffix().toLowerCase()}`;
 
-function runBench(out: string, log: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBench(
+  out: string,
+  log: string,
+  profiles: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['--import', 'tsx', 'bench/run.ts', '--accounts', '10', '--list-accounts', '1000', '--clients', '1'];
   args.push('--real-clients', '2', '--real-batch', '3', '--account-count', '10');
   args.push(
@@ -28,12 +32,17 @@ function runBench(out: string, log: string): Promise<{ code: number | null; stdo
     out,
     '--log',
     log,
+    '--cpu-prof',
+    profiles,
   );
   return runNode(args);
 }
 
-function runNode(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -57,7 +66,8 @@ describe('npm run bench at toy sizes', () => {
   it('measures every figure, prints them in one table and writes them as JSON', async () => {
     const out = path.join(dir, 'results.json');
     const log = path.join(dir, 'service.log');
-    const run = await runBench(out, log);
+    const profiles = path.join(dir, 'profiles');
+    const run = await runBench(out, log, profiles);
 
     // On failure this shows why: the bench's own errors, then the end of the service's log.
     expect({
@@ -78,7 +88,11 @@ describe('npm run bench at toy sizes', () => {
       expect(r[phase].perSecond).toBeGreaterThan(0);
       expect(r[phase].p50Ms).toBeGreaterThan(0);
       expect(r[phase].p99Ms).toBeGreaterThanOrEqual(r[phase].p50Ms);
-      expect(r[phase].cpu).toEqual({ service: rate, api: rate, worker: rate, postgres: rate, redis: rate, load: rate });
+      expect(r[phase].cpu).toEqual({
+        ...{ service: rate, api: rate, worker: rate, postgres: rate, redis: rate, load: rate },
+        system: { api: rate, worker: rate },
+      });
+      expect(r[phase].window.toUs).toBeGreaterThan(r[phase].window.fromUs);
       // The children's split is part of the service's whole (the supervisor takes the rest); 0.02 of
       // slack for the rounding of three figures to two places.
       expect(r[phase].cpu.api + r[phase].cpu.worker).toBeLessThanOrEqual(r[phase].cpu.service + 0.02);
@@ -156,6 +170,23 @@ describe('npm run bench at toy sizes', () => {
       'SIGKILLed mid-run',
     ];
     for (const label of labels) expect(run.stdout).toContain(label);
+    expect(r.real.pgbench.one.pgCpuMs).toBeGreaterThan(0);
+
+    // Where each phase's milliseconds go: the profiles cut to each phase's window, and PostgreSQL's
+    // planning and execution of the one-item writes on the bench's database.
+    const breakdown = await runNode(['--import', 'tsx', 'bench/cost-breakdown.ts', profiles, out]);
+    expect({ code: breakdown.code, stderr: breakdown.stderr }).toEqual({ code: 0, stderr: '' });
+    for (const title of ['transactions, 2 clients × 3 — API', 'notes, 2 clients × 1 — API', 'accounts scheduled'])
+      expect(breakdown.stdout).toContain(title);
+    expect(breakdown.stdout).toMatch(/\d\.\d{3} ms +in the kernel/);
+    expect(breakdown.stdout).toMatch(/\d\.\d{3} ms +[\d.]+ % +HTTP, routing, answer/);
+    const costs = await runNode(['--import', 'tsx', 'bench/statement-costs.ts', '10', out], {
+      ...process.env,
+      BENCH_DATABASE_URL: `${PG_BASE}/${database}`,
+    });
+    expect({ code: costs.code, stderr: costs.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(costs.stdout).toMatch(/^notes +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +-?[\d.]+$/m);
+    expect(costs.stdout).toMatch(/^statements +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +-?[\d.]+$/m);
   }, 480_000);
 
   it('draws the curves at toy sizes and drops its database afterwards', async () => {
