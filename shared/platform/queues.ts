@@ -61,6 +61,24 @@ export function queuePrefix(config: Pick<Config, 'QUEUE_PREFIX' | 'REDIS_CLUSTER
   return `{${tag}:${queue}}`;
 }
 
+/**
+ * How long stopping waits for one Queue or QueueEvents to close. BullMQ waits for its ioredis client's
+ * 'end' event, which a client closed while it waits to reconnect (Redis unreachable, or a fail-over that
+ * dropped it) never emits: ioredis clears the reconnect timer and there is no socket left to close. So
+ * the wait is bounded; giving it up leaves neither a socket nor a timer behind.
+ */
+export const CLOSE_WAIT_MS = 5_000;
+
+async function closeWithin(closing: Promise<void>, ms = CLOSE_WAIT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([closing.catch(() => undefined), gaveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const isClient = (c: ConnectionOptions): c is RedisClient => typeof (c as RedisClient).disconnect === 'function';
 
 /**
@@ -109,8 +127,8 @@ export function createJobQueues(
     queue: (name) => known(queues, name),
     events: (name) => known(events, name),
     async close() {
-      await Promise.all([...events.values()].map((e) => e.close()));
-      await Promise.all([...queues.values()].map((q) => q.close()));
+      await Promise.all([...events.values()].map((e) => closeWithin(e.close())));
+      await Promise.all([...queues.values()].map((q) => closeWithin(q.close())));
       connections.release();
     },
   };
