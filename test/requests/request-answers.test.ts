@@ -269,12 +269,15 @@ describe('a queued request whose queue refuses the job', () => {
     expect(polled).toMatchObject({ status: 503, body: refused.body });
     expect(await storedTransactions(app, account.accountId)).toEqual([]);
 
-    const metrics = await request(app.baseUrl, 'GET', '/metrics', {
-      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    // Counted once the supplier's label is read (a look-up after the answer): awaited, not raced.
+    const counted = `http_refusals_total{route="/v1/data-import/transactions/create/",code="queue_unavailable",supplier="${tenant.supplier}"} 1`;
+    const metrics = await until('the refusal counted', async () => {
+      const { body } = await request(app.baseUrl, 'GET', '/metrics', {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      return String(body).includes(counted) ? String(body) : undefined;
     });
-    expect(metrics.body).toContain(
-      `http_refusals_total{route="/v1/data-import/transactions/create/",code="queue_unavailable",supplier="${tenant.supplier}"} 1`,
-    );
+    expect(metrics).toContain(counted);
   });
 
   it('never replaces an answer that is already stored', async () => {
