@@ -30,18 +30,19 @@ export function runLoad<T extends WindowResult | DownloadResult | HoldResult | A
 
 export const treeCpuSeconds = (pid: number) => processTree(pid).reduce((sum, p) => sum + cpuSeconds(p), 0);
 
-/** CPU seconds of the service's API and worker children (each with its own children), by role. */
-function roleCpuSeconds(servicePid: number): { api: number; worker: number } {
+/**
+ * CPU seconds of the service's API and worker children (each with its own children), by role, and the
+ * kernel's part of each (the children themselves; they start no processes): one read of /proc's tree.
+ */
+function roleCpuSeconds(servicePid: number): { api: number; worker: number; system: { api: number; worker: number } } {
   const { api, worker } = childrenByRole(servicePid);
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + treeCpuSeconds(pid), 0);
-  return { api: sum(api), worker: sum(worker) };
-}
-
-/** The kernel's part of each role's CPU seconds (the children themselves; they start no processes). */
-function roleSystemSeconds(servicePid: number): { api: number; worker: number } {
-  const { api, worker } = childrenByRole(servicePid);
-  const sum = (pids: number[]) => pids.reduce((total, pid) => total + cpuSplitSeconds(pid).system, 0);
-  return { api: sum(api), worker: sum(worker) };
+  const sum = (pids: number[], of: (pid: number) => number) => pids.reduce((total, pid) => total + of(pid), 0);
+  const system = (pid: number) => cpuSplitSeconds(pid).system;
+  return {
+    api: sum(api, treeCpuSeconds),
+    worker: sum(worker, treeCpuSeconds),
+    system: { api: sum(api, system), worker: sum(worker, system) },
+  };
 }
 
 /** CPU seconds of the service (with its child processes), the bench database's PostgreSQL backends and Redis. */
@@ -77,7 +78,6 @@ export class CpuMeter {
     this.started = performance.now();
     const service0 = treeCpuSeconds(this.servicePid);
     const roles0 = roleCpuSeconds(this.servicePid);
-    const system0 = roleSystemSeconds(this.servicePid);
     const redis0 = cpuSeconds(this.redisPid);
     await this.sample();
     this.timer = setInterval(() => void this.sample().catch(() => undefined), 500);
@@ -89,13 +89,15 @@ export class CpuMeter {
       for (const [pid, s] of this.last) postgres += s - this.first.get(pid)!;
       const r2 = (v: number) => +(v / wall).toFixed(2);
       const roles = roleCpuSeconds(this.servicePid);
-      const system = roleSystemSeconds(this.servicePid);
       return {
         service: r2(treeCpuSeconds(this.servicePid) - service0),
         // A child that exits within the phase (a SIGKILLed worker) leaves its role's sum: that figure is then low.
         api: r2(roles.api - roles0.api),
         worker: r2(roles.worker - roles0.worker),
-        system: { api: r2(system.api - system0.api), worker: r2(system.worker - system0.worker) },
+        system: {
+          api: r2(roles.system.api - roles0.system.api),
+          worker: r2(roles.system.worker - roles0.system.worker),
+        },
         postgres: r2(postgres),
         redis: r2(cpuSeconds(this.redisPid) - redis0),
       };
