@@ -13,6 +13,9 @@ describe('staff sign-in and sessions', () => {
     app = await startStaffApp({
       STAFF_SESSION_IDLE_SECONDS: IDLE_SECONDS,
       STAFF_SESSION_MAX_SECONDS: MAX_SECONDS,
+      // Three sign-ins hash at once below, two at a time; on a busy machine the third may wait
+      // longer than the default turn. The gate's own turn-away is tested in staff-surface.test.ts.
+      STAFF_HASH_WAIT_MS: 60_000,
     });
   });
   afterAll(() => app.close());
