@@ -141,8 +141,9 @@ describe('against the real service whose queue does not drain (no workers)', () 
       file,
       '--runs-dir',
       world.dir,
+      // Room for one retry after Retry-After (2 s) even when the first answer is slow to come.
       '--retry-deadline',
-      '4',
+      '10',
       '--progress-interval',
       '1',
       '--json',

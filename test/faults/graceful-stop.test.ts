@@ -56,7 +56,8 @@ describe('stopping the API while keep-alive clients keep sending', () => {
       stopping = true;
       await Promise.all(clients);
 
-      expect(tookMs).toBeLessThan(5_000);
+      // Well under the force-close, with room for a busy machine: a force-close would cut the lists.
+      expect(tookMs).toBeLessThan(8_000);
       expect((await inFlight).status).toBe(503);
       expect((await inFlight).body.code).toBe('result_pending');
       expect(seen.filter((s) => s !== 200)).toEqual([]);

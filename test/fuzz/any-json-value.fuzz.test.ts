@@ -4,8 +4,10 @@
 import fc from 'fast-check';
 import { codeOfErrorBody } from '../../shared/platform/errors';
 import { WRITE_ENDPOINTS } from './endpoints';
-import { fuzzOptions, startFuzzWorld, type FuzzWorld } from './fuzz-world';
+import { fuzzOptions, startFuzzWorld, type FuzzWorld, FUZZ_TEST_TIMEOUT_MS } from './fuzz-world';
 import { mutate } from './hostile-values';
+
+jest.setTimeout(FUZZ_TEST_TIMEOUT_MS);
 
 const BODY_LIMIT = 256 * 1024;
 const PLACEHOLDER = '__FUZZ_VALUE__';

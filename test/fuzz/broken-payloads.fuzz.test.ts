@@ -3,8 +3,10 @@
 // `__proto__`/`constructor` keys): never a 5xx, every 400 by the contract, and a refusal writes nothing.
 import fc from 'fast-check';
 import { WRITE_ENDPOINTS } from './endpoints';
-import { fuzzOptions, rowCounts, startFuzzWorld, type FuzzWorld } from './fuzz-world';
+import { fuzzOptions, rowCounts, startFuzzWorld, type FuzzWorld, FUZZ_TEST_TIMEOUT_MS } from './fuzz-world';
 import { mutate, mutation } from './hostile-values';
+
+jest.setTimeout(FUZZ_TEST_TIMEOUT_MS);
 
 const RUNS: Record<string, number> = {
   notes: 300,

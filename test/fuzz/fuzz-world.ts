@@ -17,6 +17,9 @@ export function fuzzOptions(defaultRuns: number): fc.Parameters<unknown> {
   };
 }
 
+/** Each fuzz test's own limit (jest.setTimeout in every fuzz file): past fast-check's, so its report wins. */
+export const FUZZ_TEST_TIMEOUT_MS = 180_000;
+
 export interface FuzzWorld {
   app: TestApp;
   tenant: Tenant;

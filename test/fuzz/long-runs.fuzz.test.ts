@@ -8,7 +8,9 @@ import { StaffUsername } from '../../shared/staff/staff.schemas';
 import { DecimalField, DocumentPath, IsoDate, IsoDateTime } from '../../shared/platform/fields';
 import { CreatePaymentInstructionRequest } from '../../shared/payment-instructions/payment-instruction.schemas';
 import { parseIdempotencyKey } from '../../shared/requests/request-headers';
-import { fuzzOptions } from './fuzz-world';
+import { fuzzOptions, FUZZ_TEST_TIMEOUT_MS } from './fuzz-world';
+
+jest.setTimeout(FUZZ_TEST_TIMEOUT_MS);
 
 /** Far below what a quadratic pattern needs for these lengths, far above what a linear check needs on a busy machine. */
 const BUDGET_MS = 1_000;

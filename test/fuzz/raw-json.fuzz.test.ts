@@ -5,8 +5,10 @@
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import { NOTES, TRANSACTIONS, WRITE_ENDPOINTS } from './endpoints';
-import { fuzzOptions, rowCounts, startFuzzWorld, type FuzzWorld } from './fuzz-world';
+import { fuzzOptions, rowCounts, startFuzzWorld, type FuzzWorld, FUZZ_TEST_TIMEOUT_MS } from './fuzz-world';
 import { hostileValue, pathsOf } from './hostile-values';
+
+jest.setTimeout(FUZZ_TEST_TIMEOUT_MS);
 
 type Path = (string | number)[];
 

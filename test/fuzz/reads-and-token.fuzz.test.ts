@@ -2,8 +2,10 @@
 // obtainToken mutation's inputs. Never a 5xx; a miss is a 404 with its stable code, whatever the bytes.
 import fc from 'fast-check';
 import { obtainToken, request } from '../helpers/app';
-import { fuzzOptions, startFuzzWorld, type FuzzWorld } from './fuzz-world';
+import { fuzzOptions, startFuzzWorld, type FuzzWorld, FUZZ_TEST_TIMEOUT_MS } from './fuzz-world';
 import { hostileText } from './hostile-values';
+
+jest.setTimeout(FUZZ_TEST_TIMEOUT_MS);
 
 const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 const segmentText = fc.oneof(

@@ -3,7 +3,7 @@
 import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import { NOTES, PAYMENT_INSTRUCTIONS, STATEMENTS, TRANSACTIONS } from './endpoints';
-import { fuzzOptions, startFuzzWorld, type FuzzWorld } from './fuzz-world';
+import { fuzzOptions, startFuzzWorld, type FuzzWorld, FUZZ_TEST_TIMEOUT_MS } from './fuzz-world';
 import {
   decimal,
   documentPath,
@@ -13,6 +13,8 @@ import {
   isoDateTime,
   nonBlankText,
 } from './valid-values';
+
+jest.setTimeout(FUZZ_TEST_TIMEOUT_MS);
 
 const day = (d: Date | null) => d && d.toISOString().slice(0, 10);
 

@@ -6,6 +6,7 @@ import { applyFile, type ApplyReport } from '../../shared/admin/apply.use-case';
 import type { ApplyFileInput } from '../../shared/admin/apply.schemas';
 import type { Config } from '../../shared/platform/config';
 import { openTestDb, uniqueSuffix, type TestDb } from './context';
+import { until } from './until';
 
 export interface TestApp extends TestDb {
   api: RunningApi;
@@ -67,6 +68,23 @@ export async function request(
     // not JSON: keep the text
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/**
+ * A queued write's final answer: the answer itself, or, for a 503 result_pending (the work outlasted the
+ * request's wait, as it may on a busy machine), what its Location comes to serve.
+ */
+export async function settled(baseUrl: string, token: string, answer: Json): Promise<Json> {
+  if (answer.status !== 503 || (answer.body as { code?: string } | undefined)?.code !== 'result_pending') return answer;
+  const location = answer.headers.get('location')!;
+  return until(
+    `${location} to be answered`,
+    async () => {
+      const polled = await request(baseUrl, 'GET', location, { token });
+      return polled.status === 503 ? undefined : polled;
+    },
+    60_000,
+  );
 }
 
 export async function obtainToken(baseUrl: string, input: { APIKey?: string; refreshToken?: string }): Promise<Json> {

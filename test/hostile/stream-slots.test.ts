@@ -54,9 +54,10 @@ describe('two organisations stalling three downloads each', () => {
   const downloads: StalledDownload[] = [];
 
   beforeAll(async () => {
-    // The defaults: 6 organisation slots, 2 staff slots.
-    streams = createStreamSlots(testConfig());
-    app = await startTestApp({}, { streams });
+    // The defaults: 6 organisation slots, 2 staff slots. The stalls must outlast the test on a busy machine.
+    const overrides = { STREAM_IDLE_TIMEOUT_MS: '120000' };
+    streams = createStreamSlots(testConfig(overrides));
+    app = await startTestApp(overrides, { streams });
   });
   afterAll(async () => {
     for (const d of downloads) d.socket.destroy();
@@ -102,8 +103,9 @@ describe('two organisations stalling three downloads each', () => {
 
 describe('organisations holding every organisation slot', () => {
   it('leave staff downloads their own pool', async () => {
-    const streams = createStreamSlots(testConfig({ LIST_STREAMS_PER_PROCESS: '1' }));
-    const app = await startTestApp({ LIST_STREAMS_PER_PROCESS: '1' }, { streams });
+    const overrides = { LIST_STREAMS_PER_PROCESS: '1', STREAM_IDLE_TIMEOUT_MS: '120000' };
+    const streams = createStreamSlots(testConfig(overrides));
+    const app = await startTestApp(overrides, { streams });
     const hog = await createTenant(app);
     const other = await createTenant(app, { accounts: [{ external_account_number: 'D-1', state: 'staged' }] });
     await createImportProcesses(app, hog.supplier, LIST_ROWS);

@@ -102,7 +102,7 @@ describe('a list download whose client stops reading', () => {
 
   it.each([
     ['the delivery-rate watchdog', { STREAM_IDLE_TIMEOUT_MS: '1000', LIST_STATEMENT_TIMEOUT_MS: '600000' }],
-    ["the cursor's time-out", { STREAM_IDLE_TIMEOUT_MS: '600000', LIST_STATEMENT_TIMEOUT_MS: '1500' }],
+    ["the cursor's time-out", { STREAM_IDLE_TIMEOUT_MS: '600000', LIST_STATEMENT_TIMEOUT_MS: '3000' }],
   ])(
     'is ended by %s, freeing its slot and its connection',
     async (_by, overrides) => {
@@ -139,7 +139,8 @@ describe('a list download whose client stops reading', () => {
 
 describe('a request that finds every pooled connection busy', () => {
   it('is answered 503 database_busy with Retry-After after the acquire time-out, not left waiting', async () => {
-    const app = await startTestApp({ DB_POOL_SIZE: '2', DB_ACQUIRE_TIMEOUT_MS: '300' });
+    // The acquire time-out also bounds opening a connection: 1 s leaves a busy machine room for that.
+    const app = await startTestApp({ DB_POOL_SIZE: '2', DB_ACQUIRE_TIMEOUT_MS: '1000' });
     try {
       const tenant = await createTenant(app, { accounts: [{ external_account_number: 'E-1', state: 'staged' }] });
       const path = `/v1/data-import/account-transfer-status/${tenant.supplier}/E-1/`;

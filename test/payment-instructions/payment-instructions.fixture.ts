@@ -6,7 +6,9 @@ import { uniqueSuffix } from '../helpers/context';
 import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe';
 
 export const INSTRUCTIONS_PATH = '/v1/data-import/payment-instruction/create/';
-export const VENDOR_TIMEOUT_MS = 300;
+// Long enough that a healthy call on a busy machine does not time out (an extra call would break the
+// exact call counts); the slow mode outlasts it threefold.
+export const VENDOR_TIMEOUT_MS = 1_000;
 
 export interface InstructionsWorld {
   app: TestApp;

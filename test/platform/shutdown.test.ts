@@ -71,7 +71,8 @@ describe('SIGTERM on an API process', () => {
     const api = startProcess('api/main.ts', {
       DIRECT_COMMIT: 'off',
       PORT: String(port),
-      SHUTDOWN_DELAY_MS: '4000',
+      // Long enough for the probes below on a busy machine.
+      SHUTDOWN_DELAY_MS: '10000',
       RESULT_WAIT_MS: '60000',
     });
     try {

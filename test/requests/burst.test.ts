@@ -40,7 +40,8 @@ describe('queued writes that arrive together', () => {
   let accounts: TestAccount[];
 
   beforeAll(async () => {
-    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '5000', DIRECT_COMMIT: 'off' }));
+    // Long enough for 24 requests to a cold worker on a busy machine; the second test waits it out.
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '15000', DIRECT_COMMIT: 'off' }));
     accounts = [];
     for (let i = 0; i < REQUESTS / 2; i++) accounts.push(await importedAccount(app, tenant));
   });
@@ -171,7 +172,7 @@ describe('queued writes that arrive together', () => {
     } finally {
       await breaking.close();
     }
-  });
+  }, 90_000);
 });
 
 describe('queued writes that arrive together while the queue refuses their job', () => {

@@ -8,7 +8,7 @@ import { QUEUED_REQUEST_JOBS } from '../../shared/catalog/jobs';
 import { createDatabase, type Database } from '../../shared/platform/db';
 import { answerLostJobs, FINISHED_JOB_GRACE_MS } from '../../shared/requests/answer-lost-jobs';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
-import { request, type Tenant, type TestApp } from '../helpers/app';
+import { request, settled, type Tenant, type TestApp } from '../helpers/app';
 import { testDatabaseUrl, uniqueSuffix } from '../helpers/context';
 import { openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
 import { until } from '../helpers/until';
@@ -115,15 +115,8 @@ describe('queued writes while the database refuses every worker connection', () 
       sent.map((s) => postTransactions(app, tenant.token, s.body, { idempotencyKey: s.key })),
     );
     // Each retry is answered 201, or (past its short wait) 503 with a Location that comes to answer 201.
-    const finalStatus = async (i: number) => {
-      if (retried[i]!.status !== 503) return retried[i]!.status;
-      const at = retried[i]!.headers.get('location')!;
-      return until(`the retried request ${i} to be answered`, async () => {
-        const res = await request(app.baseUrl, 'GET', at, { token: tenant.token });
-        return res.status === 503 ? undefined : res.status;
-      });
-    };
-    expect(await Promise.all(sent.map((_, i) => finalStatus(i)))).toEqual(sent.map(() => 201));
+    const answers = await Promise.all(retried.map((r) => settled(app.baseUrl, tenant.token, r)));
+    expect(answers.map((a) => a.status)).toEqual(sent.map(() => 201));
     for (const [i, s] of sent.entries()) {
       expect((await storedTransactions(app, s.account.accountId)).map((t) => t.transactionId)).toEqual([
         `refused-${i}`,

@@ -4,7 +4,7 @@ import { blockingConnection } from '../../shared/platform/queues';
 import { storeAnswerIfPending } from '../../shared/requests/request-result.repository';
 import { startWorkers, type RunningWorkers } from '../../worker/worker';
 import { openTransactionsQueue, startTenantApp } from '../helpers/tenant-app';
-import { request, type Tenant, type TestApp } from '../helpers/app';
+import { request, settled, type Tenant, type TestApp } from '../helpers/app';
 import { until } from '../helpers/until';
 import {
   envelope,
@@ -57,7 +57,11 @@ describe('a queued request whose job failed without storing an answer', () => {
     expect(failedJobId).toBe(row!.id);
 
     workers = await startWorkers({ config: app.config, db: app.db, logger: app.logger });
-    const retry = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+    const retry = await settled(
+      app.baseUrl,
+      tenant.token,
+      await postTransactions(app, tenant.token, body, { idempotencyKey: key }),
+    );
 
     expect(retry.status).toBe(201);
     expect(retry.body.results[0].status).toBe('TRANSACTION_ADDED_TO_ACCOUNT');
@@ -110,7 +114,11 @@ describe('a queued request whose job failed without storing an answer', () => {
     }
     expect(await storedTransactions(app, account.accountId)).toEqual([]);
 
-    const retry = await postTransactions(app, tenant.token, body, { idempotencyKey: key });
+    const retry = await settled(
+      app.baseUrl,
+      tenant.token,
+      await postTransactions(app, tenant.token, body, { idempotencyKey: key }),
+    );
 
     expect(retry.status).toBe(201);
     expect((await storedTransactions(app, account.accountId)).map((t) => t.transactionId)).toEqual(['taken-1']);

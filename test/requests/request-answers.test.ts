@@ -36,7 +36,7 @@ describe('GET /v1/data-import/requests/<id>/ after a 503 result_pending', () => 
   let workers: RunningWorkers | undefined;
 
   beforeAll(async () => {
-    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '300', DIRECT_COMMIT: 'off' }));
+    ({ app, tenant } = await startTenantApp({ RESULT_WAIT_MS: '5000', DIRECT_COMMIT: 'off' }));
     other = await createTenant(app);
   });
   afterAll(async () => {
