@@ -3,12 +3,14 @@
 // sets the transaction's timeouts and takes the account's note lock; the second, which sees what the
 // previous holder of the lock committed, finds the account (visible, imported, its supplier Ongoing),
 // each note's stored match, decides every note in request order, inserts the new ones and the
-// request's run-ledger rows. Account creation inserts a new account's notes with insertNotes.
+// request's run-ledger rows; it runs inside the function write_notes, planned once per connection.
+// Account creation inserts a new account's notes with insertNotes.
 import { countedLedgerInsert } from '../runs/ledger.public';
 import { accountWriteValues, WRITABLE_ACCOUNT_SQL, type AccountWrite } from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
 import type { Prepared, Sql } from '../platform/db';
 import type { Statement } from '../platform/one-round-trip';
+import { callOf, type SqlFunction } from '../platform/sql-function';
 
 /**
  * First key of the two-key advisory lock that serialises note writes per account: 'noTe'. The second
@@ -29,8 +31,7 @@ const LOCK = `SELECT pg_advisory_xact_lock($1::int, hashtext(jsonb_build_array($
 // the notes without one, in request order: the first of each key is new; a later one that sent no
 // created_at repeats it; one that sent created_at is new unless an earlier new note of its key has
 // that created_at (the first of the key, or an earlier one that sent it), which it then repeats.
-const WRITE = `
-WITH account AS MATERIALIZED (${WRITABLE_ACCOUNT_SQL}),
+const WRITE = `WITH account AS MATERIALIZED (${WRITABLE_ACCOUNT_SQL}),
 docs AS MATERIALIZED (
   SELECT i.ord::int, i.body, i.sent_at, i.created_at, i.is_pinned, i.unpin_at, i.is_archived, i.external_id,
          (SELECT coalesce(jsonb_agg(jsonb_build_object('document_path', d.path,
@@ -90,6 +91,33 @@ SELECT a.status AS supplier_status, r.ord, r.same_as, r.found, r.body, r.documen
                FROM sent s LEFT JOIN found f ON f.ord = s.ord LEFT JOIN decided d ON d.ord = s.ord) r ON true
  ORDER BY r.ord`;
 
+/** WRITE, planned once per connection (shared/platform/sql-function.ts; migration 20261128210000). */
+export const WRITE_NOTES: SqlFunction = {
+  name: 'write_notes',
+  args: [
+    'integer',
+    'text',
+    'text',
+    'text',
+    'text',
+    'boolean',
+    'text[]',
+    'jsonb[]',
+    'timestamp with time zone[]',
+    'timestamp with time zone[]',
+    'boolean[]',
+    'timestamp with time zone[]',
+    'boolean[]',
+    'text[]',
+  ],
+  returns:
+    'TABLE(supplier_status text, ord integer, same_as integer, found boolean, body text, documents jsonb, ' +
+    'created_at timestamp with time zone, is_pinned boolean, unpin_at timestamp with time zone, ' +
+    'is_archived boolean, external_id text)',
+  query: WRITE,
+};
+const CALL_WRITE_NOTES = callOf(WRITE_NOTES);
+
 // A new account's notes (account creation, in its own transaction): nothing to match them against.
 const INSERT: Prepared = {
   name: 'notes.insert',
@@ -137,7 +165,7 @@ export function notesStatements(w: NotesWrite): Statement[] {
   return [
     { text: LOCK, values: lock },
     {
-      text: WRITE,
+      text: CALL_WRITE_NOTES,
       values: [
         ...accountWriteValues(w),
         notes.map((n) => n.body),

@@ -1,10 +1,12 @@
 // Historical statements: one request is one transaction of two statements sent in one round trip
 // (shared/platform/one-round-trip.ts). The first sets the transaction's timeouts; the second finds the
 // account (visible, imported, its supplier Ongoing), the statement_ids it already has, and, when it
-// has none of them, inserts every statement and the request's run-ledger rows (a dry run only the rows).
+// has none of them, inserts every statement and the request's run-ledger rows (a dry run only the rows),
+// inside the function write_statements, planned once per connection.
 import { accountWriteValues, WRITABLE_ACCOUNT_SQL, type AccountWrite } from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
 import type { Statement } from '../platform/one-round-trip';
+import { callOf, type SqlFunction } from '../platform/sql-function';
 import { countedLedgerInsert } from '../runs/ledger.public';
 
 export interface NewStatement {
@@ -26,8 +28,7 @@ const TIMEOUTS = `SELECT set_config('statement_timeout', $1, true), set_config('
 
 // No ON CONFLICT: a statement_id another transaction inserts meanwhile fails the whole write (unique
 // violation), which the caller runs again and then finds stored, so nothing is ever stored in part.
-const WRITE = `
-WITH account AS MATERIALIZED (${WRITABLE_ACCOUNT_SQL}),
+const WRITE = `WITH account AS MATERIALIZED (${WRITABLE_ACCOUNT_SQL}),
 sent AS MATERIALIZED (
   SELECT a.id AS account_id, i.*,
          CASE WHEN i.statement_path IS NOT NULL
@@ -59,6 +60,29 @@ SELECT a.status AS supplier_status, (e.ord - 1)::int AS existing
   LEFT JOIN existing e ON true
  ORDER BY e.ord`;
 
+/** WRITE, planned once per connection (shared/platform/sql-function.ts; migration 20261128210000). */
+export const WRITE_STATEMENTS: SqlFunction = {
+  name: 'write_statements',
+  args: [
+    'integer',
+    'text',
+    'text',
+    'text',
+    'text',
+    'boolean',
+    'text[]',
+    'date[]',
+    'date[]',
+    'date[]',
+    'text[]',
+    'bigint[]',
+    'text[]',
+  ],
+  returns: 'TABLE(supplier_status text, existing integer)',
+  query: WRITE,
+};
+const CALL_WRITE_STATEMENTS = callOf(WRITE_STATEMENTS);
+
 export interface StatementsWrite extends AccountWrite {
   statements: NewStatement[];
 }
@@ -69,7 +93,7 @@ export function statementsStatements(w: StatementsWrite): Statement[] {
   return [
     { text: TIMEOUTS, values: [String(Math.round(w.timeoutMs))] },
     {
-      text: WRITE,
+      text: CALL_WRITE_STATEMENTS,
       values: [
         ...accountWriteValues(w),
         s.map((x) => x.statementId),

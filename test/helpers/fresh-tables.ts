@@ -2,12 +2,13 @@
 // indexes), put in front of the real ones by a transaction-local search_path: the plan a small table
 // that nothing has analysed gets, whatever other test files did to the worker's database before.
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { FUNCTION_SETTINGS, type SqlFunction } from '../../shared/platform/sql-function';
 
-export async function explainOnFreshTables(
+async function onFreshTables(
   pool: Pool,
   tables: readonly string[],
-  statement: { text: string; values?: unknown[] },
+  explain: (client: PoolClient) => Promise<string>,
 ): Promise<string> {
   const client = await pool.connect();
   try {
@@ -18,10 +19,44 @@ export async function explainOnFreshTables(
       await client.query(`CREATE TABLE ${schema}.${table} (LIKE public.${table} INCLUDING ALL)`);
     }
     await client.query(`SET LOCAL search_path = ${schema}, public`);
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.text}`, statement.values);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
+    return await explain(client);
   } finally {
     await client.query('ROLLBACK');
     client.release();
   }
+}
+
+const planOf = (rows: { 'QUERY PLAN': string }[]) => rows.map((r) => r['QUERY PLAN']).join('\n');
+
+export async function explainOnFreshTables(
+  pool: Pool,
+  tables: readonly string[],
+  statement: { text: string; values?: unknown[] },
+): Promise<string> {
+  return onFreshTables(pool, tables, async (client) =>
+    planOf((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.text}`, statement.values)).rows),
+  );
+}
+
+/**
+ * The plan a write function's query keeps inside the function (shared/platform/sql-function.ts): its
+ * generic plan, prepared with the function's argument types under the function's settings. A generic
+ * plan does not depend on the values, so it is explained with none.
+ */
+export async function explainFunctionOnFreshTables(
+  pool: Pool,
+  tables: readonly string[],
+  fn: SqlFunction,
+): Promise<string> {
+  const prepared = `plan_${randomUUID().replaceAll('-', '')}`;
+  return onFreshTables(pool, tables, async (client) => {
+    for (const [name, value] of FUNCTION_SETTINGS.map((s) => s.split('='))) {
+      await client.query('SELECT set_config($1, $2, true)', [name, value]);
+    }
+    await client.query(`PREPARE ${prepared}(${fn.args.join(', ')}) AS ${fn.query}`);
+    const nulls = fn.args.map(() => 'NULL').join(', ');
+    const plan = planOf((await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${prepared}(${nulls})`)).rows);
+    await client.query(`DEALLOCATE ${prepared}`);
+    return plan;
+  });
 }
