@@ -1,6 +1,7 @@
 // Account import processes as the migration API stages, reads and creates them. Plain SQL on pg; every
 // look-up that checks a list (products, meter points) is one set-based statement, whatever its size.
 import type { Sql } from '../platform/db';
+import { callOf, type SqlFunction } from '../platform/sql-function';
 import type { SupplierStatus } from '../generated/prisma/client';
 import { CREATED_EVENT, transition } from './process-lifecycle';
 
@@ -39,26 +40,8 @@ export interface CallerFacts {
   unanswered: number;
 }
 
-/**
- * The team (when named), the products and the meter points an account refers to, looked up in one
- * statement: one round trip, whether in the API's staging or in the creation job's transaction. With
- * `caller`, the same statement reads the supplier as the organisation sees it (findVisibleSupplier)
- * and counts its unanswered requests of `caller.endpoint` up to `caller.cap` (countUnanswered).
- */
-export async function databaseFacts(
-  db: Sql,
-  refs: { team?: string; productCodes: string[]; supplierCode: string; identifiers: string[]; external: string },
-  caller?: { organisationId: number; endpoint: string; cap: number },
-): Promise<DatabaseFacts & Partial<CallerFacts>> {
-  const { rows } = await db.query<{
-    team_exists: boolean;
-    missing: string[];
-    supply: Record<string, string> | null;
-    taken: { identifier: string; external: string }[];
-    supplier_status: SupplierStatus | null;
-    unanswered: number | null;
-  }>(
-    `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM operations_teams WHERE name = $1)) AS team_exists,
+// What databaseFacts reads, in one statement. The caller's part ($6–$8) is read only when $6 is set.
+const FACTS = `SELECT ($1::text IS NULL OR EXISTS (SELECT 1 FROM operations_teams WHERE name = $1)) AS team_exists,
             ARRAY(SELECT c.code FROM unnest($2::text[]) AS c(code)
                    WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.code = c.code)) AS missing,
             (SELECT json_object_agg(p.code, p.supply_type) FROM products p
@@ -78,18 +61,46 @@ export async function databaseFacts(
               (SELECT count(*)::int FROM (
                  SELECT 1 FROM request_results
                   WHERE finished_at IS NULL AND organisation_id = $6 AND endpoint = $7
-                  LIMIT $8) pending) END AS unanswered`,
-    [
-      refs.team ?? null,
-      [...new Set(refs.productCodes)],
-      refs.supplierCode,
-      [...new Set(refs.identifiers)],
-      refs.external,
-      caller?.organisationId ?? null,
-      caller?.endpoint ?? null,
-      caller?.cap ?? null,
-    ],
-  );
+                  LIMIT $8) pending) END AS unanswered`;
+
+/** FACTS, planned once per connection (shared/platform/sql-function.ts; migration 20261128220000). */
+export const ACCOUNT_FACTS: SqlFunction = {
+  name: 'account_facts',
+  args: ['text', 'text[]', 'text', 'text[]', 'text', 'integer', 'text', 'integer'],
+  returns:
+    'TABLE(team_exists boolean, missing text[], supply json, taken json, supplier_status text, unanswered integer)',
+  query: FACTS,
+};
+const CALL_ACCOUNT_FACTS = callOf(ACCOUNT_FACTS);
+
+/**
+ * The team (when named), the products and the meter points an account refers to, looked up in one
+ * statement: one round trip, whether in the API's staging or in the creation job's transaction. With
+ * `caller`, the same statement reads the supplier as the organisation sees it (findVisibleSupplier)
+ * and counts its unanswered requests of `caller.endpoint` up to `caller.cap` (countUnanswered).
+ */
+export async function databaseFacts(
+  db: Sql,
+  refs: { team?: string; productCodes: string[]; supplierCode: string; identifiers: string[]; external: string },
+  caller?: { organisationId: number; endpoint: string; cap: number },
+): Promise<DatabaseFacts & Partial<CallerFacts>> {
+  const { rows } = await db.query<{
+    team_exists: boolean;
+    missing: string[];
+    supply: Record<string, string> | null;
+    taken: { identifier: string; external: string }[];
+    supplier_status: SupplierStatus | null;
+    unanswered: number | null;
+  }>(CALL_ACCOUNT_FACTS, [
+    refs.team ?? null,
+    [...new Set(refs.productCodes)],
+    refs.supplierCode,
+    [...new Set(refs.identifiers)],
+    refs.external,
+    caller?.organisationId ?? null,
+    caller?.endpoint ?? null,
+    caller?.cap ?? null,
+  ]);
   const r = rows[0]!;
   return {
     teamExists: r.team_exists,

@@ -1,6 +1,8 @@
 // The statements of process-lifecycle.ts: the one guarded UPDATE that moves a process (with its event
-// in the same statement), the sweep's look-up of holds, and the platform-number look-up. Plain SQL on pg.
+// in the same statement, in a function planned once per connection), the sweep's look-up of holds, and
+// the platform-number look-up. Plain SQL on pg.
 import type { Sql } from '../platform/db';
+import { callOf, type SqlFunction } from '../platform/sql-function';
 
 /** Columns a move may set besides the status (only these: the names are not input). */
 export interface ExtraColumns {
@@ -40,14 +42,9 @@ export interface Moved {
   instructions: unknown;
 }
 
-/** The guarded UPDATE and its event, in one statement; answers the process when it moved. */
-export async function move(db: Sql, m: Move): Promise<Moved | undefined> {
-  const p = m.process;
-  const byId = 'id' in p;
-  const key = 'id' in p ? [p.id, null] : [p.supplierCode, p.externalAccountNumber];
-  const s = m.set;
-  const { rows } = await db.query<Moved>(
-    `WITH moved AS (
+// The guarded UPDATE and its event, for a process found by `which` ($1, $2: its id, or its supplier and
+// external number).
+const moveQuery = (which: string) => `WITH moved AS (
        UPDATE account_import_processes p
           SET status = $3::text::"ImportStatus", state = $4::text::"ImportState", modified_at = $5::timestamptz,
               latest_error = $6::jsonb,
@@ -59,7 +56,7 @@ export async function move(db: Sql, m: Move): Promise<Moved | undefined> {
               scheduled_request_id = COALESCE($16, p.scheduled_request_id),
               operations_team_name = CASE WHEN $17::boolean THEN $18::text ELSE p.operations_team_name END,
               staged_at = CASE WHEN $12::jsonb IS NULL THEN p.staged_at ELSE $5::timestamptz END
-        WHERE ${byId ? 'p.id = $1::int AND $2::text IS NULL' : 'p.supplier_code = $1::text AND p.external_account_number = $2'}
+        WHERE ${which}
           AND p.status::text = ANY($8::text[])
           AND ($9::text IS NULL OR p.status <> 'IN_PROGRESS' OR p.held_by = $9)
           AND ($10::text IS NULL OR p.scheduled_request_id = $10)
@@ -69,31 +66,76 @@ export async function move(db: Sql, m: Move): Promise<Moved | undefined> {
        INSERT INTO account_import_process_events (process_id, event, occurred_at, data)
        SELECT id, $19, $5::timestamptz, $20::jsonb FROM moved
      )
-     SELECT id, instructions FROM moved`,
-    [
-      key[0],
-      key[1],
-      m.to,
-      m.state,
-      m.now,
-      m.latestError === null ? null : JSON.stringify(m.latestError),
-      m.holder,
-      [...m.from],
-      m.mustHold ?? null,
-      m.schedule ?? null,
-      m.noAccount,
-      s.payload ?? null,
-      s.isDryRun ?? null,
-      s.windowStart ?? null,
-      s.windowEnd ?? null,
-      s.scheduledRequestId ?? null,
-      s.operationsTeamName !== undefined,
-      s.operationsTeamName ?? null,
-      m.eventName,
-      m.data === null ? null : JSON.stringify(m.data),
-      m.withInstructions ?? false,
-    ],
-  );
+     SELECT id, instructions FROM moved`;
+
+/** A move's arguments after the process's ($1, $2): the columns it sets, its guards, its event. */
+const MOVE_ARGS = [
+  'text',
+  'text',
+  'timestamp with time zone',
+  'jsonb',
+  'text',
+  'text[]',
+  'text',
+  'text',
+  'boolean',
+  'jsonb',
+  'boolean',
+  'timestamp with time zone',
+  'timestamp with time zone',
+  'text',
+  'boolean',
+  'text',
+  'text',
+  'jsonb',
+  'boolean',
+];
+
+/** moveQuery by process id and by (supplier, external number), each planned once per connection
+ * (shared/platform/sql-function.ts; migration 20261128220000). */
+export const MOVE_PROCESS_BY_ID: SqlFunction = {
+  name: 'move_process_by_id',
+  args: ['integer', 'text', ...MOVE_ARGS],
+  returns: 'TABLE(id integer, instructions jsonb)',
+  query: moveQuery('p.id = $1 AND $2 IS NULL'),
+};
+export const MOVE_PROCESS_BY_KEY: SqlFunction = {
+  name: 'move_process_by_key',
+  args: ['text', 'text', ...MOVE_ARGS],
+  returns: 'TABLE(id integer, instructions jsonb)',
+  query: moveQuery('p.supplier_code = $1 AND p.external_account_number = $2'),
+};
+const CALL_MOVE_BY_ID = callOf(MOVE_PROCESS_BY_ID);
+const CALL_MOVE_BY_KEY = callOf(MOVE_PROCESS_BY_KEY);
+
+/** The guarded UPDATE and its event, in one statement; answers the process when it moved. */
+export async function move(db: Sql, m: Move): Promise<Moved | undefined> {
+  const p = m.process;
+  const key = 'id' in p ? [p.id, null] : [p.supplierCode, p.externalAccountNumber];
+  const s = m.set;
+  const { rows } = await db.query<Moved>('id' in p ? CALL_MOVE_BY_ID : CALL_MOVE_BY_KEY, [
+    key[0],
+    key[1],
+    m.to,
+    m.state,
+    m.now,
+    m.latestError === null ? null : JSON.stringify(m.latestError),
+    m.holder,
+    [...m.from],
+    m.mustHold ?? null,
+    m.schedule ?? null,
+    m.noAccount,
+    s.payload ?? null,
+    s.isDryRun ?? null,
+    s.windowStart ?? null,
+    s.windowEnd ?? null,
+    s.scheduledRequestId ?? null,
+    s.operationsTeamName !== undefined,
+    s.operationsTeamName ?? null,
+    m.eventName,
+    m.data === null ? null : JSON.stringify(m.data),
+    m.withInstructions ?? false,
+  ]);
   return rows[0];
 }
 

@@ -7,7 +7,7 @@
 // A plan cached while the tables were small must not stay a sequential scan as they grow (autovacuum is
 // off, nothing re-plans it): the function runs with `enable_seqscan = off`, so its plan reads through
 // indexes at any size, and with `plan_cache_mode = force_generic_plan`, so that plan is made once.
-// Both settings hold only while the function runs. test/platform/write-functions.test.ts checks that
+// Both settings hold only while the function runs. test/platform/sql-functions.test.ts checks that
 // the migrated functions are these definitions and that their plans scan no table.
 
 export interface SqlFunction {

@@ -1,7 +1,7 @@
 -- The one-item writes of notes and historical statements, each in a PL/pgSQL function so a server
 -- connection plans it once (shared/platform/sql-function.ts). Each function's query is the WRITE of
 -- shared/notes/note.repository.ts and shared/statements/statement.repository.ts, and must stay so:
--- test/platform/write-functions.test.ts compares them, and prints the replacement when they differ.
+-- test/platform/sql-functions.test.ts compares them, and prints the replacement when they differ.
 
 CREATE OR REPLACE FUNCTION "write_notes"(integer, text, text, text, text, boolean, text[], jsonb[], timestamp with time zone[], timestamp with time zone[], boolean[], timestamp with time zone[], boolean[], text[])
   RETURNS TABLE(supplier_status text, ord integer, same_as integer, found boolean, body text, documents jsonb, created_at timestamp with time zone, is_pinned boolean, unpin_at timestamp with time zone, is_archived boolean, external_id text)

@@ -1,12 +1,13 @@
-// The write functions in the database are the ones the code defines (shared/platform/sql-function.ts):
-// the migrations hold each function's query as text, and the code builds the same query from its parts
+// The functions in the database are the ones the code defines (shared/platform/sql-function.ts): the
+// migrations hold each function's query as text, and the code builds the same query from its parts
 // (the account look-up, the run-ledger insert) which other statements share. When a part changes, this
-// test fails and prints the migration that replaces the function. What the functions do is tested with
-// their endpoints (test/notes, test/statements); their plans in the round-trip tests there.
-import { WRITE_NOTES } from '../../shared/notes/note.repository';
+// test fails and prints the migration that replaces the function. A function keeps the plan it made on
+// its first call however large the tables grow, so no kept plan may read a table whole, even one made
+// on empty, never-analysed tables. What the functions do is tested with their endpoints.
+import { SQL_FUNCTIONS } from '../../shared/catalog/sql-functions';
 import { definitionOf, FUNCTION_SETTINGS, sourceOf, type SqlFunction } from '../../shared/platform/sql-function';
-import { WRITE_STATEMENTS } from '../../shared/statements/statement.repository';
 import { openTestDb, type TestDb } from '../helpers/context';
+import { explainFunctionOnFreshTables } from '../helpers/fresh-tables';
 
 interface Migrated {
   args: string;
@@ -16,7 +17,7 @@ interface Migrated {
   language: string;
 }
 
-describe('write functions', () => {
+describe('functions planned once per connection', () => {
   let t: TestDb;
   beforeAll(async () => {
     t = await openTestDb();
@@ -34,7 +35,7 @@ describe('write functions', () => {
       )
     ).rows;
 
-  it.each([WRITE_NOTES, WRITE_STATEMENTS])('$name is migrated as the code defines it', async (fn) => {
+  it.each(SQL_FUNCTIONS.map((fn) => [fn.name, fn] as const))('%s is migrated as the code defines it', async (_, fn) => {
     const found = await migrated(fn);
     const expected: Migrated = {
       args: fn.args.join(', '),
@@ -50,4 +51,20 @@ describe('write functions', () => {
     }
     expect(found).toEqual([expected]);
   });
+
+  it.each(SQL_FUNCTIONS.map((fn) => [fn.name, fn] as const))(
+    '%s keeps a plan that reads no table whole, made on empty unanalysed tables',
+    async (_, fn) => {
+      const { rows } = await t.db.pool.query<{ name: string }>(
+        `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`,
+      );
+      const plan = await explainFunctionOnFreshTables(
+        t.db.pool,
+        rows.map((r) => r.name),
+        fn,
+      );
+      expect(plan).toMatch(/Index|Insert|Update/);
+      expect(plan).not.toMatch(/Seq Scan/);
+    },
+  );
 });
