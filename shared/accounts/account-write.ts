@@ -26,3 +26,6 @@ export function accountWriteValues(w: AccountWrite): unknown[] {
     w.dryRun,
   ];
 }
+
+/** The types of $1–$6, as a function that takes them declares its first arguments (sql-function.ts). */
+export const ACCOUNT_WRITE_ARGS = ['integer', 'text', 'text', 'text', 'text', 'boolean'] as const;

@@ -144,4 +144,4 @@ export function assertWritable(importSupplier: string, supplierStatus: string | 
 // supplier (reconciliation), and the process lists as a stream (the support page's CSV downloads).
 export { isSupplierVisible, streamProcessList, WRITABLE_ACCOUNT_SQL } from './account.repository';
 export { WritableAccountCache } from './writable-account-cache';
-export { accountWriteValues, type AccountWrite } from './account-write';
+export { ACCOUNT_WRITE_ARGS, accountWriteValues, type AccountWrite } from './account-write';

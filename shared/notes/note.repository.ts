@@ -6,7 +6,12 @@
 // request's run-ledger rows; it runs inside the function write_notes, planned once per connection.
 // Account creation inserts a new account's notes with insertNotes.
 import { countedLedgerInsert } from '../runs/ledger.public';
-import { accountWriteValues, WRITABLE_ACCOUNT_SQL, type AccountWrite } from '../accounts/account.use-cases';
+import {
+  ACCOUNT_WRITE_ARGS,
+  accountWriteValues,
+  WRITABLE_ACCOUNT_SQL,
+  type AccountWrite,
+} from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
 import type { Prepared, Sql } from '../platform/db';
 import type { Statement } from '../platform/one-round-trip';
@@ -95,12 +100,7 @@ SELECT a.status AS supplier_status, r.ord, r.same_as, r.found, r.body, r.documen
 export const WRITE_NOTES: SqlFunction = {
   name: 'write_notes',
   args: [
-    'integer',
-    'text',
-    'text',
-    'text',
-    'text',
-    'boolean',
+    ...ACCOUNT_WRITE_ARGS,
     'text[]',
     'jsonb[]',
     'timestamp with time zone[]',

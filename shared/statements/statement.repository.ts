@@ -3,7 +3,12 @@
 // account (visible, imported, its supplier Ongoing), the statement_ids it already has, and, when it
 // has none of them, inserts every statement and the request's run-ledger rows (a dry run only the rows),
 // inside the function write_statements, planned once per connection.
-import { accountWriteValues, WRITABLE_ACCOUNT_SQL, type AccountWrite } from '../accounts/account.use-cases';
+import {
+  ACCOUNT_WRITE_ARGS,
+  accountWriteValues,
+  WRITABLE_ACCOUNT_SQL,
+  type AccountWrite,
+} from '../accounts/account.use-cases';
 import { documentLocationSql } from '../platform/fields';
 import type { Statement } from '../platform/one-round-trip';
 import { callOf, type SqlFunction } from '../platform/sql-function';
@@ -63,21 +68,7 @@ SELECT a.status AS supplier_status, (e.ord - 1)::int AS existing
 /** WRITE, planned once per connection (shared/platform/sql-function.ts; migration 20261128210000). */
 export const WRITE_STATEMENTS: SqlFunction = {
   name: 'write_statements',
-  args: [
-    'integer',
-    'text',
-    'text',
-    'text',
-    'text',
-    'boolean',
-    'text[]',
-    'date[]',
-    'date[]',
-    'date[]',
-    'text[]',
-    'bigint[]',
-    'text[]',
-  ],
+  args: [...ACCOUNT_WRITE_ARGS, 'text[]', 'date[]', 'date[]', 'date[]', 'text[]', 'bigint[]', 'text[]'],
   returns: 'TABLE(supplier_status text, existing integer)',
   query: WRITE,
 };
