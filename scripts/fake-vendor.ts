@@ -46,9 +46,12 @@ async function main(argv: string[]): Promise<number> {
   const secretKey = values['secret-key'];
   const fake = await startFakeStripe({ secretKey, slowMs: 0, port, host: values.host });
   for (const method of known) fake.addCard(method);
-  // One line a script can wait for, then the settings for the service.
-  process.stdout.write(`fake-vendor: serving ${known.length} references on ${fake.url}\n`);
-  process.stdout.write(`STRIPE_API_BASE=${fake.url} STRIPE_SECRET_KEY=${secretKey}\n`);
+  // One line a script can wait for, then the settings for the service, in one write: whoever sees the
+  // first line sees the second.
+  process.stdout.write(
+    `fake-vendor: serving ${known.length} references on ${fake.url}\n` +
+      `STRIPE_API_BASE=${fake.url} STRIPE_SECRET_KEY=${secretKey}\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -56,7 +56,10 @@ describe('npm run fake-vendor', () => {
     const run = startCommand(['--references', refs, '--port', '0', '--secret-key', 'sk_test_rehearsal']);
     try {
       const url = await until('the serving line', () => /serving 5 references on (http:\S+)/.exec(run.out())?.[1]);
-      expect(run.out()).toContain(`STRIPE_API_BASE=${url} STRIPE_SECRET_KEY=sk_test_rehearsal`);
+      // Written with the serving line, but a pipe may deliver the two in separate reads.
+      await until('the settings line', () =>
+        run.out().includes(`STRIPE_API_BASE=${url} STRIPE_SECRET_KEY=sk_test_rehearsal`) ? true : undefined,
+      );
       const adapter = createStripeAdapter({
         STRIPE_API_BASE: url,
         STRIPE_SECRET_KEY: 'sk_test_rehearsal',
