@@ -9,29 +9,36 @@
 // indexes at any size, and with `plan_cache_mode = force_generic_plan`, so that plan is made once.
 // Both settings hold only while the function runs. test/platform/sql-functions.test.ts checks that
 // the migrated functions are these definitions and that their plans scan no table.
+import type { Prepared } from './db';
 
 export interface SqlFunction {
   name: string;
   /** Argument types as PostgreSQL names them (pg_get_function_identity_arguments): the query's $1…$n. */
   args: readonly string[];
-  /** Its result columns, as PostgreSQL prints them (pg_get_function_result). */
+  /** Its result columns, as PostgreSQL prints them (pg_get_function_result); 'void' for a write without rows. */
   returns: string;
-  /** The query whose rows the function returns. */
+  /** The query whose rows the function returns (with 'void', the statement it runs). */
   query: string;
 }
 
 /** The settings the function runs with (proconfig), in the order PostgreSQL stores them. */
 export const FUNCTION_SETTINGS = ['plan_cache_mode=force_generic_plan', 'enable_seqscan=off'] as const;
 
-/** The statement that calls the function with the query's own parameters. */
+/** The statement that calls the function with the query's own parameters (one row of void for 'void'). */
 export function callOf(fn: SqlFunction): string {
   return `SELECT * FROM ${fn.name}(${fn.args.map((_, i) => `$${i + 1}`).join(', ')})`;
+}
+
+/** The call as a statement the repositories declare (its name is used with DB_PREPARED_STATEMENTS=named). */
+export function callStatement(name: string, fn: SqlFunction): Prepared {
+  return { name, text: callOf(fn) };
 }
 
 /** The function's body as PostgreSQL stores it (prosrc). */
 export function sourceOf(fn: SqlFunction): string {
   // Result columns share names with the query's columns: the query's columns win.
-  return `\n#variable_conflict use_column\nBEGIN\n  RETURN QUERY ${fn.query.trim()};\nEND\n`;
+  const run = fn.returns === 'void' ? fn.query.trim() : `RETURN QUERY ${fn.query.trim()}`;
+  return `\n#variable_conflict use_column\nBEGIN\n  ${run};\nEND\n`;
 }
 
 /** The migration that creates (or replaces) the function. */

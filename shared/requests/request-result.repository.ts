@@ -3,6 +3,7 @@
 // API multiplied the CPU of those steps (finishing a 100-transaction body alone took ~2 ms).
 import type { Prisma } from '../generated/prisma/client';
 import type { Prepared, Sql } from '../platform/db';
+import { callStatement, type SqlFunction } from '../platform/sql-function';
 import type { AppError } from '../platform/errors';
 
 export interface StoredResult {
@@ -25,27 +26,33 @@ const INSERT_PENDING: Prepared = {
 };
 // The pending rows of a burst (shared/requests/burst.ts) in one statement: a row whose Idempotency-Key
 // already has one is left out of the answer (its request then takes createOrFindPending's path).
-const INSERT_PENDING_MANY: Prepared = {
-  name: 'requests.insert-pending-many',
-  text: `INSERT INTO request_results (id, organisation_id, endpoint, idempotency_key, body_hash, account_id, run_id, job_id)
+export const INSERT_PENDING_RESULTS: SqlFunction = {
+  name: 'insert_pending_results',
+  args: ['text[]', 'integer[]', 'text[]', 'text[]', 'text[]', 'integer[]', 'text[]', 'text'],
+  returns: 'TABLE(id text)',
+  query: `INSERT INTO request_results (id, organisation_id, endpoint, idempotency_key, body_hash, account_id, run_id, job_id)
          SELECT u.id, u.organisation_id, u.endpoint, u.idempotency_key, u.body_hash, u.account_id, u.run_id, $8::text
            FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])
              AS u(id, organisation_id, endpoint, idempotency_key, body_hash, account_id, run_id)
          ON CONFLICT DO NOTHING
          RETURNING id`,
 };
+const INSERT_PENDING_MANY = callStatement('requests.insert-pending-many', INSERT_PENDING_RESULTS);
 // The rows of requests the API commits itself that have no Idempotency-Key (shared/requests/
 // direct-commit.ts): born answered, at the end of the transaction that did their work (nothing can
 // conflict with a fresh id, so no row is inserted pending and then updated).
-const INSERT_ANSWERED_MANY: Prepared = {
-  name: 'requests.insert-answered-many',
-  text: `INSERT INTO request_results (id, organisation_id, endpoint, body_hash, account_id, run_id,
+export const INSERT_ANSWERED_RESULTS: SqlFunction = {
+  name: 'insert_answered_results',
+  args: ['jsonb'],
+  returns: 'void',
+  query: `INSERT INTO request_results (id, organisation_id, endpoint, body_hash, account_id, run_id,
                                      http_status, body, error_code, finished_at)
          SELECT v.id, v.organisation_id, v.endpoint, v.body_hash, v.account_id, v.run_id,
                 v.http_status, v.body, v.error_code, now()
            FROM jsonb_to_recordset($1::jsonb) AS v(id text, organisation_id int, endpoint text, body_hash text,
                 account_id int, run_id text, http_status int, body jsonb, error_code text)`,
 };
+const INSERT_ANSWERED_MANY = callStatement('requests.insert-answered-many', INSERT_ANSWERED_RESULTS);
 const FIND: Prepared = { name: 'requests.find', text: `SELECT ${COLUMNS} FROM request_results WHERE id = $1` };
 // The worker's lock on the rows of the jobs it runs (one, or a group: shared/requests/group-commit.ts):
 // rows are locked in one order (by id), and a group of several jobs does not wait for a row another
@@ -54,25 +61,32 @@ const FIND: Prepared = { name: 'requests.find', text: `SELECT ${COLUMNS} FROM re
 // merge join can use, so the planner reads the key's index once per id whatever the table's size or
 // statistics; and the pending test is a CASE the planner cannot match to the partial index of pending
 // rows, which it would otherwise read whole (every pending row, a backlog's worth) for each group.
-const lockUnfinishedStatement = (wait: boolean): Prepared => ({
-  name: wait ? 'requests.lock-unfinished-by-key' : 'requests.lock-unfinished-by-key-nowait',
-  text: `SELECT r.id FROM unnest($1::text[]) AS k(id) JOIN request_results r ON r.id = ANY(ARRAY[k.id])
+const lockUnfinishedFunction = (wait: boolean): SqlFunction => ({
+  name: wait ? 'lock_unanswered_results' : 'lock_unanswered_results_nowait',
+  args: ['text[]'],
+  returns: 'TABLE(id text)',
+  query: `SELECT r.id FROM unnest($1::text[]) AS k(id) JOIN request_results r ON r.id = ANY(ARRAY[k.id])
           WHERE CASE WHEN r.finished_at IS NULL THEN true END
           ORDER BY r.id FOR UPDATE OF r${wait ? '' : ' NOWAIT'}`,
 });
-const LOCK_UNANSWERED = lockUnfinishedStatement(true);
-const LOCK_UNANSWERED_NOWAIT = lockUnfinishedStatement(false);
+export const LOCK_UNANSWERED_RESULTS = lockUnfinishedFunction(true);
+export const LOCK_UNANSWERED_RESULTS_NOWAIT = lockUnfinishedFunction(false);
+const LOCK_UNANSWERED = callStatement('requests.lock-unfinished-by-key', LOCK_UNANSWERED_RESULTS);
+const LOCK_UNANSWERED_NOWAIT = callStatement('requests.lock-unfinished-by-key-nowait', LOCK_UNANSWERED_RESULTS_NOWAIT);
 // Each row by its primary key, one index probe per answer: `r.id = ANY(ARRAY[v.id])` joins the answers
 // to their rows with a condition no hash or merge join can use, so the planner cannot scan the table
 // and hash the answers (it did while request_results was small, even with \`r.id = ANY($2)\` beside
 // \`r.id = v.id\`: 1.5 ms of PostgreSQL per request while the table held a few thousand rows).
-const STORE_ANSWERS: Prepared = {
-  name: 'requests.finish-many-by-key',
-  text: `UPDATE request_results r
+export const STORE_ANSWERS_BY_KEY: SqlFunction = {
+  name: 'store_answers',
+  args: ['jsonb'],
+  returns: 'void',
+  query: `UPDATE request_results r
             SET http_status = v.http_status, body = v.body, error_code = v.error_code, finished_at = now()
            FROM jsonb_to_recordset($1::jsonb) AS v(id text, http_status int, body jsonb, error_code text)
           WHERE r.id = ANY(ARRAY[v.id])`,
 };
+const STORE_ANSWERS = callStatement('requests.finish-many-by-key', STORE_ANSWERS_BY_KEY);
 const FIND_FINISHED: Prepared = {
   name: 'requests.find-finished',
   text: 'SELECT id, http_status AS "httpStatus", body FROM request_results WHERE id = ANY($1::text[]) AND finished_at IS NOT NULL',

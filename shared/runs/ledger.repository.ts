@@ -2,6 +2,7 @@
 // (the API) or per group of queued requests (the worker, in the group's transaction), and the
 // retention purge. Plain SQL, no named statements (the service may run behind a transaction pooler).
 import type { Sql } from '../platform/db';
+import { callStatement, type SqlFunction } from '../platform/sql-function';
 import type { LedgerEntry, LedgerSubject } from './ledger-entries';
 
 export interface LedgerRequest {
@@ -89,6 +90,23 @@ export function ledgerTemplate(ledger: RequestLedger, httpStatus: number, entrie
   return JSON.stringify(rows.map((r) => ({ ...r, run_id: ledger.runId })));
 }
 
+/** The rows of queued requests' answers (insertQueuedEntries), planned once per connection (migration 20261128230000). */
+export const INSERT_QUEUED_ENTRIES: SqlFunction = {
+  name: 'insert_queued_ledger_rows',
+  args: ['jsonb'],
+  returns: 'void',
+  query: `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
+                             http_status, dry_run, outcome, code, attr, detail, items)
+     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, coalesce(p.supplier_code, e.supplier_code),
+            coalesce(p.external_account_number, e.external_account_number), e.http_status, e.dry_run, e.outcome,
+            e.code, e.attr, e.detail, e.items
+       FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
+       JOIN request_results r ON r.id = ANY(ARRAY[e.request_id])
+       LEFT JOIN accounts a ON a.id = ANY(ARRAY[r.account_id])
+       LEFT JOIN account_import_processes p ON p.id = ANY(ARRAY[a.process_id])`,
+};
+const INSERT_QUEUED = callStatement('runs.insert-queued-entries', INSERT_QUEUED_ENTRIES);
+
 /**
  * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
  * run id come from each request's request_results row (the API stored them with it), and so does the
@@ -100,18 +118,7 @@ export function ledgerTemplate(ledger: RequestLedger, httpStatus: number, entrie
 export async function insertQueuedEntries(tx: Sql, requests: LedgerRequest[]): Promise<void> {
   const rows = records(requests);
   if (rows.length === 0) return;
-  await tx.query(
-    `INSERT INTO run_ledger (organisation_id, run_id, request_id, endpoint, supplier_code, external_account_number,
-                             http_status, dry_run, outcome, code, attr, detail, items)
-     SELECT r.organisation_id, r.run_id, e.request_id, r.endpoint, coalesce(p.supplier_code, e.supplier_code),
-            coalesce(p.external_account_number, e.external_account_number), e.http_status, e.dry_run, e.outcome,
-            e.code, e.attr, e.detail, e.items
-       FROM jsonb_to_recordset($1::jsonb) AS e(${RECORD_COLUMNS})
-       JOIN request_results r ON r.id = ANY(ARRAY[e.request_id])
-       LEFT JOIN accounts a ON a.id = ANY(ARRAY[r.account_id])
-       LEFT JOIN account_import_processes p ON p.id = ANY(ARRAY[a.process_id])`,
-    [JSON.stringify(rows)],
-  );
+  await tx.query(INSERT_QUEUED, [JSON.stringify(rows)]);
 }
 
 /** Deletes at most `limit` rows recorded before `cutoff`, oldest first (served by the BRIN index). */

@@ -2,7 +2,8 @@
 // one INSERT … SELECT per request, whatever its size (the design measured ~10× the throughput of
 // createMany at 100 rows). Plain SQL, run on a pg transaction or inside a Prisma one (asSql).
 import type { SupplierStatus } from '../generated/prisma/client';
-import type { Prepared, Sql } from '../platform/db';
+import type { Sql } from '../platform/db';
+import { callStatement, type SqlFunction } from '../platform/sql-function';
 import { wholeSecond } from '../platform/fields';
 import type { TransactionData } from './transaction-data';
 
@@ -35,16 +36,20 @@ export interface AccountToLock {
   supplierCode: string;
 }
 
-// Run for every group of imports (a worker's group commit): prepared once per connection (see Prepared).
+// Run for every group of imports (a group commit): each in a function planned once per connection
+// (shared/platform/sql-function.ts; migration 20261128230000), called as a Prepared.
 // Accounts are locked in id order, so two groups never wait for each other in a cycle; a group of
 // several imports does not wait at all (NOWAIT, see lockAccounts). The same statement reads again what
 // the API's (cached) account look-up decided, so the check costs no round trip: \`writable\` is that
 // look-up's condition (shared/accounts/account.repository.ts FIND_IMPORTED_ACCOUNT) for this account.
 // Every row by its key, one index probe per account: \`= ANY(ARRAY[…])\` is a join condition no hash
 // or merge join can use, so the planner cannot scan a table that is small or not analysed instead.
-const lockAccountsStatement = (wait: boolean): Prepared => ({
-  name: wait ? 'transactions.lock-accounts-checked' : 'transactions.lock-accounts-checked-nowait',
-  text: `SELECT a.id, a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on,
+const lockAccountsFunction = (wait: boolean): SqlFunction => ({
+  name: wait ? 'lock_accounts_checked' : 'lock_accounts_checked_nowait',
+  args: ['integer[]', 'integer[]', 'text[]'],
+  returns:
+    'TABLE(id integer, platform_account_number text, starts_on text, ends_on text, supplier_status text, writable boolean)',
+  query: `SELECT a.id, a.platform_account_number, p.starts_on::text AS starts_on, p.ends_on::text AS ends_on,
                 s.status::text AS supplier_status,
                 (ip.state = 'IMPORTED' AND ip.supplier_code = k.supplier_code
                  AND EXISTS (SELECT 1 FROM organisation_suppliers os
@@ -58,29 +63,36 @@ const lockAccountsStatement = (wait: boolean): Prepared => ({
           ORDER BY a.id
             FOR NO KEY UPDATE OF a${wait ? '' : ' NOWAIT'}`,
 });
-const LOCK_ACCOUNTS = lockAccountsStatement(true);
-const LOCK_ACCOUNTS_NOWAIT = lockAccountsStatement(false);
+export const LOCK_ACCOUNTS_CHECKED = lockAccountsFunction(true);
+export const LOCK_ACCOUNTS_CHECKED_NOWAIT = lockAccountsFunction(false);
+const LOCK_ACCOUNTS = callStatement('transactions.lock-accounts-checked', LOCK_ACCOUNTS_CHECKED);
+const LOCK_ACCOUNTS_NOWAIT = callStatement('transactions.lock-accounts-checked-nowait', LOCK_ACCOUNTS_CHECKED_NOWAIT);
 // With each pair its stored echo, read in the look-up itself: a skipped transaction is answered with what
 // the account holds, not with what was sent. The oldest row of a pair (check_previously_added=false can
 // store one twice).
-const FIND_EXISTING: Prepared = {
-  name: 'transactions.find-existing-pairs',
+export const FIND_EXISTING_TRANSACTIONS: SqlFunction = {
+  name: 'find_existing_transactions',
+  args: ['integer[]', 'text[]'],
+  returns: 'TABLE(account_id integer, transaction_id text, submitted jsonb)',
   // One index probe per pair, whatever the statistics say: a plain join of a group's thousands of pairs
   // was planned as a sequential scan and sort of the whole table once it grew unanalysed (2.2 s per
   // group beside 3,000,000 rows, against 32 ms for this shape), and LIMIT inside LATERAL leaves the
   // planner no other way in.
-  text: `SELECT k.account_id, k.transaction_id, t.submitted
+  query: `SELECT k.account_id, k.transaction_id, t.submitted
            FROM unnest($1::int[], $2::text[]) AS k(account_id, transaction_id)
           CROSS JOIN LATERAL (
                 SELECT s.submitted FROM transactions s
                  WHERE s.account_id = k.account_id AND s.transaction_id = k.transaction_id
                  ORDER BY s.id LIMIT 1) t`,
 };
+const FIND_EXISTING = callStatement('transactions.find-existing-pairs', FIND_EXISTING_TRANSACTIONS);
 // Every column but the five the import decides is read from the stored echo (`submitted`), so each
 // transaction crosses the wire once; the echo's decimals and dates are the submitted ones.
-const INSERT: Prepared = {
-  name: 'transactions.insert-group',
-  text: `INSERT INTO transactions (
+export const INSERT_TRANSACTIONS: SqlFunction = {
+  name: 'insert_transactions',
+  args: ['jsonb'],
+  returns: 'TABLE(id bigint, account_id integer, transaction_id text)',
+  query: `INSERT INTO transactions (
            account_id, request_id, transaction_id, transaction_date, original_date, amount, type, reason,
            display_note, note, reference, payment_type, product_code, line_items, tax_items, description, submitted)
          SELECT r.a, r.q, s->>'transaction_id', r.transaction_date, r.original_date, (s->>'amount')::numeric,
@@ -90,6 +102,7 @@ const INSERT: Prepared = {
                 AS r(a int, q text, transaction_date date, original_date date, description text, s jsonb)
          RETURNING id, account_id, transaction_id`,
 };
+const INSERT = callStatement('transactions.insert-group', INSERT_TRANSACTIONS);
 
 /**
  * Locks the accounts' rows until the transaction ends and reads each one's open statement period, and

@@ -7,7 +7,9 @@
 // search_path puts empty copies of the tables (same indexes) in front of the real ones.
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
+import { SQL_FUNCTIONS } from '../../shared/catalog/sql-functions';
 import type { Prepared, Sql } from '../../shared/platform/db';
+import { callOf } from '../../shared/platform/sql-function';
 import { insertPendingMany, lockUnanswered, storeAnswers } from '../../shared/requests/request-result.repository';
 import { insertQueuedEntries } from '../../shared/runs/ledger.public';
 import {
@@ -16,6 +18,7 @@ import {
   lockAccounts,
 } from '../../shared/transactions/transaction.repository';
 import { openTestDb, type TestDb } from '../helpers/context';
+import { genericPlanOf } from '../helpers/fresh-tables';
 
 /** Tables that grow with use: a sequential scan of one is a cost that grows with it. */
 const GROWING = [
@@ -51,16 +54,21 @@ function wholeReadsOf(node: PlanNode, parent?: PlanNode): string[] {
   return [...whole, ...(node.Plans ?? []).flatMap((child) => wholeReadsOf(child, node))];
 }
 
-/** A Sql that EXPLAINs each statement (with its values) instead of running it, and keeps the plans. */
+/**
+ * A Sql that EXPLAINs each statement (with its values) instead of running it, and keeps the plans. A call
+ * of a function planned once per connection is explained as the plan the function keeps.
+ */
 function explaining(client: PoolClient, plans: { text: string; plan: PlanNode }[]): Sql {
   return {
     async query(statement: string | Prepared, values?: unknown[]) {
       const text = typeof statement === 'string' ? statement : statement.text;
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (FORMAT JSON) ${text}`,
-        values,
-      );
-      plans.push({ text, plan: rows[0]!['QUERY PLAN'][0].Plan });
+      const fn = SQL_FUNCTIONS.find((f) => callOf(f) === text);
+      const [plan] = fn
+        ? await genericPlanOf<[{ Plan: PlanNode }]>(client, fn, 'JSON')
+        : (
+            await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${text}`, values)
+          ).rows.map((r) => r['QUERY PLAN']);
+      plans.push({ text: fn ? fn.query : text, plan: plan![0].Plan });
       return { rows: [], rowCount: 0, command: '', oid: 0, fields: [] };
     },
   };
