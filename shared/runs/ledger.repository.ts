@@ -2,7 +2,7 @@
 // (the API) or per group of queued requests (the worker, in the group's transaction), and the
 // retention purge. Plain SQL, no named statements (the service may run behind a transaction pooler).
 import type { Sql } from '../platform/db';
-import { callStatement, type SqlFunction } from '../platform/sql-function';
+import { callOf, type SqlFunction } from '../platform/sql-function';
 import type { LedgerEntry, LedgerSubject } from './ledger-entries';
 
 export interface LedgerRequest {
@@ -105,7 +105,8 @@ export const INSERT_QUEUED_ENTRIES: SqlFunction = {
        LEFT JOIN accounts a ON a.id = ANY(ARRAY[r.account_id])
        LEFT JOIN account_import_processes p ON p.id = ANY(ARRAY[a.process_id])`,
 };
-const INSERT_QUEUED = callStatement('runs.insert-queued-entries', INSERT_QUEUED_ENTRIES);
+// Sent as plain text, like every statement of this file: no name to keep on a connection.
+const INSERT_QUEUED = callOf(INSERT_QUEUED_ENTRIES);
 
 /**
  * The rows of queued requests whose answers the worker stores in this transaction: the organisation and
